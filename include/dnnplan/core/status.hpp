@@ -25,6 +25,13 @@ enum class solve_status {
     return "unknown";
 }
 
+/// What a search minimises (subject to the goals).
+enum class search_objective { minimize_cost, minimize_time };
+
+[[nodiscard]] constexpr std::string_view to_string(search_objective o) noexcept {
+    return o == search_objective::minimize_cost ? "minimize_cost" : "minimize_time";
+}
+
 /// Work a search did; the same for every solver so they can be compared side by side.
 struct search_counters {
     std::int64_t nodes = 0;               ///< search-tree nodes opened (0 for non-tree searches)

@@ -7,12 +7,23 @@
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/core/workload.hpp>
 #include <dnnplan/detail/validate.hpp>
+#include <dnnplan/model/asp_cluster.hpp>
+#include <dnnplan/model/concepts.hpp>
+#include <dnnplan/model/convergence.hpp>
+#include <dnnplan/model/cost.hpp>
+#include <dnnplan/model/heterogeneous_ps.hpp>
+#include <dnnplan/search/cluster_space.hpp>
+#include <dnnplan/search/exact.hpp>
+#include <dnnplan/search/exhaustive.hpp>
+#include <dnnplan/search/outcome.hpp>
+#include <dnnplan/search/sliding_window.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,8 +34,6 @@ enum class spot_method {
     exhaustive,      ///< every cluster in the space: the oracle
     sliding_window,  ///< the paper's Algorithm 1 (docs/solvers/sliding-window.md)
 };
-
-enum class search_objective { minimize_cost, minimize_time };
 
 struct spot_options {
     price_kind pricing = price_kind::spot;
@@ -103,5 +112,165 @@ struct spot_result {
     std::optional<double> fastest_training_time_s;
     search_counters counters;
 };
+
+/// Any asynchronous throughput model, convergence model and cost model, over a cluster space.
+/// The search is the same whatever the models; `spotdnn_provisioner` is the published
+/// configuration.
+template <asynchronous_throughput_model Throughput, convergence_model Convergence, linear_cost_model Cost>
+struct async_provisioner {
+    Throughput throughput;
+    Convergence convergence;
+    Cost cost;
+    cluster_space space;
+    std::optional<std::int64_t> n_upper;  ///< eq. (15) when the throughput model defines it
+
+    /// Figures of one cluster (counts in model type order). Allocation-free.
+    [[nodiscard]] cluster_prediction predict(std::span<const std::int32_t> counts, double target_loss) const noexcept {
+        return predict_cluster(throughput, convergence, cost, counts, target_loss);
+    }
+
+    /// The plan for `goals` with the method and objective of `options`. Expected outcomes are
+    /// statuses; when no plan meets the deadline, the reason gives the fastest plan's time.
+    [[nodiscard]] search_outcome solve(const cluster_goals& goals, const spot_options& options) const {
+        search_outcome out;
+        if (!(goals.target_loss > convergence.loss_floor())) {
+            out.status = solve_status::infeasible;
+            out.lower_bound = std::numeric_limits<double>::infinity();
+            out.reason = "target_loss " + detail::format_number(goals.target_loss) +
+                         " is at or below the loss floor (gamma5 = " + detail::format_number(convergence.loss_floor()) +
+                         "): no number of iterations reaches it";
+            return out;
+        }
+        if (space.smallest_size() > space.largest_size()) {
+            out.status = solve_status::infeasible;
+            out.lower_bound = std::numeric_limits<double>::infinity();
+            out.reason = "no cluster size is allowed: at least " + std::to_string(space.smallest_size()) +
+                         " workers (existing instances, or one) but at most " + std::to_string(space.largest_size()) +
+                         " (quotas and the size cap)";
+            return out;
+        }
+        const exact_options exact{.node_budget = options.node_budget,
+                                  .time_budget_s = options.time_budget_s,
+                                  .relative_gap = options.relative_gap};
+        switch (options.method) {
+            case spot_method::exact: out = exact_search(throughput, convergence, cost, space, goals, exact); break;
+            case spot_method::exhaustive: out = exhaustive_search(throughput, convergence, cost, space, goals); break;
+            case spot_method::sliding_window:
+                out = sliding_window_search(throughput, convergence, cost, space, goals,
+                                            {.paper_bounds = options.sliding_window_paper_bounds,
+                                             .n_upper = n_upper,
+                                             .wrap_around = options.sliding_window_wrap_around});
+                break;
+        }
+        if ((out.status == solve_status::infeasible || out.status == solve_status::not_found) &&
+            std::isfinite(goals.deadline_s)) {
+            const cluster_goals fastest_goals{.target_loss = goals.target_loss,
+                                              .deadline_s = std::numeric_limits<double>::infinity(),
+                                              .objective = search_objective::minimize_time};
+            const search_outcome fastest = exact_search(throughput, convergence, cost, space, fastest_goals, exact);
+            if (fastest.status == solve_status::optimal && fastest.prediction) {
+                out.reason += "; the fastest plan reaches target_loss " + detail::format_number(goals.target_loss) +
+                              " in " + detail::format_number(fastest.prediction->training_time_s) +
+                              " s, over the deadline of " + detail::format_number(goals.deadline_s) + " s";
+                out.fastest_training_time_s = fastest.prediction->training_time_s;
+            }
+        }
+        return out;
+    }
+};
+
+}  // namespace dnnplan
+
+namespace dnnplan {
+
+/// The published configuration: eqs. (6)-(9) throughput, eq. (3) loss, eq. (11) cost.
+using spotdnn_provisioner = async_provisioner<heterogeneous_ps_model, spotdnn_loss_model, instance_cost_model>;
+
+/// The provisioner of a validated-on-entry problem, and the catalog index of each model type
+/// (the catalog types that have a profile.per_instance entry, in catalog order).
+struct spotdnn_setup {
+    spotdnn_provisioner provisioner;
+    std::vector<std::size_t> catalog_index;
+    cluster_goals goals;
+};
+
+/// Builds the published models from a problem. Throws invalid_input for bad input, including a
+/// measured speed faster than the communication time it must include.
+[[nodiscard]] inline spotdnn_setup make_spotdnn_setup(const spot_problem& problem, const spot_options& options) {
+    problem.validate();
+    options.validate();
+    std::vector<std::size_t> index;
+    std::vector<measured_worker_type> measured;
+    for (std::size_t i = 0; i < problem.catalog.instances.size(); ++i) {
+        const auto& type = problem.catalog.instances[i];
+        const auto it = problem.profile.per_instance.find(type.name);
+        if (it == problem.profile.per_instance.end()) continue;
+        index.push_back(i);
+        measured.push_back({.name = type.name,
+                            .gpus = type.gpus,
+                            .worker_batch = static_cast<double>(type.gpus) * static_cast<double>(it->second.per_gpu_batch),
+                            .samples_per_s = it->second.samples_per_s});
+    }
+    const auto& pr = problem.profile;
+    heterogeneous_ps_model throughput = heterogeneous_ps_model::from_measurements(
+        {.parameter_bytes = pr.parameter_bytes,
+         .required_bandwidth_bytes_per_s = pr.required_bandwidth_bytes_per_s,
+         .ps_bandwidth_bytes_per_s = pr.ps_bandwidth_bytes_per_s,
+         .pcie_bandwidth_bytes_per_s = pr.pcie_bandwidth_bytes_per_s,
+         .contention = pr.contention},
+        measured);
+    cluster_space space;
+    for (const std::size_t i : index) {
+        const auto& type = problem.catalog.instances[i];
+        const auto e = problem.existing.find(type.name);
+        space.lower.push_back(e == problem.existing.end() ? 0 : e->second);
+        space.upper.push_back(type.quota);
+    }
+    const std::optional<std::int64_t> n_upper = throughput.n_upper();
+    if (options.cap_at_n_upper) {
+        if (!n_upper)
+            throw invalid_input("options.cap_at_n_upper", "true",
+                                "false, or profile.contention.alpha1 > 0 (eq. (15) defines n_upper only then)");
+        space.max_workers = *n_upper;
+    }
+    instance_cost_model cost =
+        instance_cost_model::from_catalog(problem.catalog, index, options.pricing, options.billing_increment_s);
+    return {.provisioner = {.throughput = std::move(throughput),
+                            .convergence = spotdnn_loss_model(pr.loss),
+                            .cost = std::move(cost),
+                            .space = std::move(space),
+                            .n_upper = n_upper},
+            .catalog_index = std::move(index),
+            .goals = {.target_loss = problem.goals.target_loss,
+                      .deadline_s = problem.goals.deadline_s,
+                      .objective = options.objective}};
+}
+
+/// Counts in model type order -> counts for every catalog type, by name.
+[[nodiscard]] inline std::vector<type_count> to_catalog_counts(const instance_catalog& catalog,
+                                                               const std::vector<std::size_t>& catalog_index,
+                                                               std::span<const std::int32_t> counts) {
+    std::vector<type_count> out;
+    out.reserve(catalog.instances.size());
+    for (const auto& type : catalog.instances) out.push_back({.name = type.name, .count = 0});
+    for (std::size_t k = 0; k < counts.size() && k < catalog_index.size(); ++k) out[catalog_index[k]].count = counts[k];
+    return out;
+}
+
+/// The spot-provisioning planner: the cheapest (or, with search_objective::minimize_time, the
+/// fastest) set of workers that reaches the target loss within the deadline.
+[[nodiscard]] inline spot_result solve(const spot_problem& problem, const spot_options& options) {
+    const spotdnn_setup setup = make_spotdnn_setup(problem, options);
+    search_outcome outcome = setup.provisioner.solve(setup.goals, options);
+    spot_result result;
+    result.status = outcome.status;
+    result.reason = std::move(outcome.reason);
+    if (!outcome.counts.empty()) result.counts = to_catalog_counts(problem.catalog, setup.catalog_index, outcome.counts);
+    result.prediction = outcome.prediction;
+    result.lower_bound = outcome.lower_bound;
+    result.fastest_training_time_s = outcome.fastest_training_time_s;
+    result.counters = outcome.counters;
+    return result;
+}
 
 }  // namespace dnnplan
