@@ -57,7 +57,7 @@ public:
         : tm_(throughput), cm_(convergence), cost_(cost), space_(space), goals_(goals), options_(options),
           k_count_(space.type_count()) {
         const std::size_t k = k_count_;
-        for (auto* v : {&u_, &b_, &p_, &s_, &omega_, &y_c1_, &y_c2_}) v->assign(k, 0.0);
+        for (auto* v : {&u_, &b_, &p_, &s_, &omega_, &y_c1_, &y_c2_, &secant_c_}) v->assign(k, 0.0);
         for (auto* v : {&lo_, &hi_, &y_lo_, &y_hi_}) v->assign(k, 0);
         for (auto* v : {&suf_lo_, &suf_hi_}) v->assign(k + 1, 0);
         for (auto* v : {&suf_smin_, &suf_smax_, &suf_bmin_, &suf_bmax_, &suf_umax_, &suf_ratio_}) v->assign(k + 1, 0.0);
@@ -75,6 +75,7 @@ public:
         // Root bound of every size, then best bound first.
         std::vector<std::pair<double, std::int64_t>> sizes;
         for (std::int64_t n = n_lo; n <= n_hi; ++n) {
+            if (out_of_budget()) break;  // sizes without a bound yet: only 0 is proven
             prepare_size(n);
             const node_bound root = bound_at(0, fixed_state{});
             if (root.time_lb > deadline_cut_) {
@@ -84,8 +85,8 @@ public:
             sizes.emplace_back(root.objective_lb, n);
         }
         std::sort(sizes.begin(), sizes.end());
-        double remaining_lb = std::numeric_limits<double>::infinity();
-        for (std::size_t i = 0; i < sizes.size(); ++i) {
+        double remaining_lb = stopped_ ? 0.0 : std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < sizes.size() && !stopped_; ++i) {
             if (cut(sizes[i].first)) {
                 counters_.pruned_by_bound += static_cast<std::int64_t>(sizes.size() - i);
                 break;
@@ -225,17 +226,46 @@ private:
         const std::span<const double> rate_c(omega_.data(), free_count);
         const std::span<std::size_t> order(order_.data(), free_count);
         const double fixed_w = minorant.intercept * f.rate + minorant.slope * f.batch_rate;
-        iterations_lb = std::max(iterations_lb, box_sum_min_ratio(y, fixed_w, std::span<const double>(y_c1_.data(), free_count),
-                                                                  f.rate, rate_c, order));
+        const std::span<const double> omega(y_c1_.data(), free_count);
+        iterations_lb = std::max(iterations_lb, box_sum_min_ratio(y, fixed_w, omega, f.rate, rate_c, order));
         rate_hi = std::min(rate_hi, f.rate + box_sum_max_linear(y, rate_c, order));
         nb.time_lb = std::max(nb.time_lb, std::max(0.0, iterations_lb) / rate_hi);
         if (nb.time_lb > deadline_cut_) return nb;
-        if (goals_.objective == search_objective::minimize_cost)
-            ratio_lb = std::max(ratio_lb, box_sum_min_ratio(y, f.price + fixed_usd_per_h,
-                                                            std::span<const double>(y_c2_.data(), free_count), f.rate,
-                                                            rate_c, order));
+        const double rate_lo = f.rate + box_sum_min_linear(y, rate_c, order);
+        if (std::isfinite(goals_.deadline_s) && deadline_secant_cut(y, fixed_w, omega, f.rate, rate_lo, rate_hi)) {
+            nb.time_lb = std::numeric_limits<double>::infinity();
+            return nb;
+        }
+        if (goals_.objective == search_objective::minimize_cost) {
+            const std::span<const double> price_c(y_c2_.data(), free_count);
+            const double price0 = f.price + fixed_usd_per_h;
+            const double plain = box_sum_min_ratio(y, price0, price_c, f.rate, rate_c, order);
+            ratio_lb = std::max(ratio_lb, plain);
+            // A completion that meets the deadline has r >= rho = iterations_lb / D, so for any
+            // mu >= 0: P / r >= (P + mu (rho - r)) / r = (P + mu rho) / r - mu.
+            const double rho = iterations_lb / goals_.deadline_s;
+            if (iterations_lb > 0.0 && rho > rate_lo && std::isfinite(rho) && plain > 0.0) {
+                for (double mu = plain / 4.0; mu <= plain * 16.0; mu *= 2.0)
+                    ratio_lb = std::max(ratio_lb, box_sum_min_ratio(y, price0 + mu * rho, price_c, f.rate, rate_c, order) - mu);
+            }
+        }
         nb.objective_lb = std::max(nb.objective_lb, objective_from(iterations_lb, rate_hi, ratio_lb));
         return nb;
+    }
+
+    // True when every completion misses the deadline: T >= W / r^2 and, r lying in
+    // [rate_lo, rate_hi], r^2 <= (rate_lo + rate_hi) r - rate_lo rate_hi (the secant of a convex
+    // function lies above it), so W - D r^2 >= a linear function of y whose minimum is exact.
+    [[nodiscard]] bool deadline_secant_cut(const box_sum_set& y, double fixed_w, std::span<const double> omega,
+                                           double fixed_rate, double rate_lo, double rate_hi) noexcept {
+        const double d = goals_.deadline_s;
+        const double slope = d * (rate_lo + rate_hi);
+        const std::size_t free_count = omega.size();
+        for (std::size_t i = 0; i < free_count; ++i) secant_c_[i] = omega[i] - slope * u_[k_count_ - free_count + i];
+        const double low = fixed_w - slope * fixed_rate + d * rate_lo * rate_hi +
+                           box_sum_min_linear(y, std::span<const double>(secant_c_.data(), free_count),
+                                              std::span<std::size_t>(order_.data(), free_count));
+        return low > 1e-9 * d * rate_hi * rate_hi;
     }
 
     [[nodiscard]] bool out_of_budget() noexcept {
@@ -318,7 +348,7 @@ private:
 
     std::int64_t n_ = 0;
     std::vector<std::size_t> perm_, order_;
-    std::vector<double> u_, b_, p_, s_, omega_, y_c1_, y_c2_;
+    std::vector<double> u_, b_, p_, s_, omega_, y_c1_, y_c2_, secant_c_;
     std::vector<std::int32_t> lo_, hi_, y_lo_, y_hi_;
     std::vector<std::int64_t> suf_lo_, suf_hi_;
     std::vector<double> suf_smin_, suf_smax_, suf_bmin_, suf_bmax_, suf_umax_, suf_ratio_;
