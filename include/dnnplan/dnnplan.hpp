@@ -1,0 +1,27 @@
+#pragma once
+// Everything of dnnplan but the JSON integration, which is opt-in: include
+// <dnnplan/io/json.hpp> for it (the only header that includes nlohmann/json).
+
+#include <dnnplan/version.hpp>
+
+#include <dnnplan/core/catalog.hpp>
+#include <dnnplan/core/error.hpp>
+#include <dnnplan/core/prediction.hpp>
+#include <dnnplan/core/status.hpp>
+#include <dnnplan/core/workload.hpp>
+
+#include <dnnplan/model/asp_cluster.hpp>
+#include <dnnplan/model/concepts.hpp>
+#include <dnnplan/model/convergence.hpp>
+#include <dnnplan/model/cost.hpp>
+#include <dnnplan/model/heterogeneous_ps.hpp>
+#include <dnnplan/model/memory.hpp>
+
+#include <dnnplan/search/box_sum.hpp>
+#include <dnnplan/search/cluster_space.hpp>
+#include <dnnplan/search/exact.hpp>
+#include <dnnplan/search/exhaustive.hpp>
+#include <dnnplan/search/outcome.hpp>
+#include <dnnplan/search/sliding_window.hpp>
+
+#include <dnnplan/solve/spot_provision.hpp>
