@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages dnnplan builds and tests with, if any is missing.
+# apt-get update runs only when something has to be installed.
+set -euo pipefail
+
+packages=(libeigen3-dev libboost-math-dev catch2 nlohmann-json3-dev libbenchmark-dev cmake ninja-build g++)
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+    if [[ "$status" != "installed" ]]; then
+        missing+=("$package")
+    fi
+done
+
+if ((${#missing[@]} == 0)); then
+    echo "install-deps: all build dependencies are installed"
+    exit 0
+fi
+
+if ((EUID == 0)); then
+    as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+else
+    echo "install-deps: missing packages: ${missing[*]}" >&2
+    echo "install-deps: installing them needs root, and sudo is not available;" >&2
+    echo "install-deps: run this script as root, or install them with: apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
