@@ -49,6 +49,38 @@ namespace detail {
     return std::max(0.0, (1.0 - w_max) * std::sqrt(static_cast<double>(n) / others));
 }
 
+/// max over lambda >= 0 of min_k (a[k] + lambda * s[k]): a concave piecewise-linear function,
+/// walked from lambda = 0 along its breakpoints (at most one step per line). +inf when every
+/// slope is positive (unbounded).
+[[nodiscard]] inline double max_of_lower_envelope(std::span<const double> a, std::span<const double> s) noexcept {
+    const std::size_t count = a.size();
+    if (count == 0) return std::numeric_limits<double>::infinity();
+    double lambda = 0.0;
+    // Active line at lambda = 0: smallest value, then smallest slope.
+    std::size_t active = 0;
+    for (std::size_t k = 1; k < count; ++k)
+        if (a[k] < a[active] || (a[k] == a[active] && s[k] < s[active])) active = k;
+    for (std::size_t step = 0; step <= count; ++step) {
+        if (s[active] <= 0.0) break;  // the envelope no longer rises: lambda is optimal
+        double next = std::numeric_limits<double>::infinity();
+        std::size_t next_line = active;
+        for (std::size_t k = 0; k < count; ++k) {
+            if (!(s[k] < s[active])) continue;
+            const double cross = std::max(lambda, (a[k] - a[active]) / (s[active] - s[k]));
+            if (cross < next || (cross == next && s[k] < s[next_line])) {
+                next = cross;
+                next_line = k;
+            }
+        }
+        if (!std::isfinite(next)) return std::numeric_limits<double>::infinity();
+        lambda = next;
+        active = next_line;
+    }
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < count; ++k) best = std::min(best, a[k] + lambda * s[k]);
+    return best;
+}
+
 template <asynchronous_throughput_model Throughput, convergence_model Convergence, linear_cost_model Cost>
 class exact_search_engine {
 public:
@@ -209,6 +241,7 @@ private:
         node_bound nb{.time_lb = std::max(0.0, iterations_lb) / rate_hi,
                       .objective_lb = objective_from(iterations_lb, rate_hi, ratio_lb)};
         if (!open || nb.time_lb > deadline_cut_ || cut(nb.objective_lb)) return nb;
+        if (joint_vertex_bound(depth, f, minorant, m, nb)) return nb;
 
         // Tier 2: exact extremes over {lo <= y <= hi, sum y = m} of the free types.
         const std::size_t free_count = k_count_ - depth;
@@ -251,6 +284,49 @@ private:
         }
         nb.objective_lb = std::max(nb.objective_lb, objective_from(iterations_lb, rate_hi, ratio_lb));
         return nb;
+    }
+
+    // Joint bound over the relaxation that keeps sum y = m but drops the free types' quotas:
+    // its vertices put all m remaining workers on one type k. a = W / r and c = P / r are
+    // linear-fractional with one denominator, so (a, c) ranges over the projective image of that
+    // simplex, a polygon whose vertices are the images of the simplex vertices. a * c and
+    // a * (1 / r) = W / r^2 are quasi-concave where positive (their square roots are geometric
+    // means of affine functions), so their minima are at those K vertices:
+    //   T >= min_k W_k / r_k^2, and, a feasible completion having a (n / r) <= n D, for every
+    //   lambda >= 0: a c >= a (c + lambda n / r) - lambda n D = W (P + lambda n) / r^2 - lambda n D.
+    // Raises nb and returns true when it proves the node can be cut.
+    [[nodiscard]] bool joint_vertex_bound(std::size_t depth, const fixed_state& f, const affine_in_batch& minorant,
+                                          std::int64_t m, node_bound& nb) noexcept {
+        const double md = static_cast<double>(m), nd = static_cast<double>(n_);
+        const double fixed_w = minorant.intercept * f.rate + minorant.slope * f.batch_rate;
+        const double fixed_p = f.price + cost_.fixed_usd_per_h();
+        const double d = goals_.deadline_s;
+        const bool by_cost = goals_.objective == search_objective::minimize_cost;
+        std::size_t count = 0;
+        double time_lb = std::numeric_limits<double>::infinity();
+        for (std::size_t t = depth; t < k_count_; ++t) {
+            if (hi_[t] <= 0) continue;
+            const double w = fixed_w + md * u_[t] * minorant.at(b_[t]);
+            if (!(w > 0.0)) return false;  // some vertex needs no iterations: no joint bound
+            const double r = f.rate + md * u_[t];
+            const double w_per_r2 = w / (r * r);
+            time_lb = std::min(time_lb, w_per_r2);
+            y_c1_[count] = w_per_r2 * (fixed_p + md * p_[t]);  // a c at this vertex
+            y_c2_[count] = w_per_r2 * nd - (std::isfinite(d) ? nd * d : 0.0);  // its slope in lambda
+            ++count;
+        }
+        if (count == 0) return false;
+        nb.time_lb = std::max(nb.time_lb, time_lb);
+        if (nb.time_lb > deadline_cut_) return true;
+        double objective = time_lb;
+        if (by_cost) {
+            const std::span<const double> values(y_c1_.data(), count), slopes(y_c2_.data(), count);
+            objective = (std::isfinite(d) ? max_of_lower_envelope(values, slopes)
+                                          : *std::min_element(values.begin(), values.end())) /
+                        3600.0;
+        }
+        nb.objective_lb = std::max(nb.objective_lb, objective);
+        return cut(nb.objective_lb);
     }
 
     // True when every completion misses the deadline: T >= W / r^2 and, r lying in
