@@ -1,0 +1,1011 @@
+#pragma once
+// JSON conversion of every public input and result type. The only dnnplan header that includes
+// nlohmann/json: to_json/from_json live in namespace dnnplan and are found by ADL, so
+// `nlohmann::json j = problem;` and `j.get<dnnplan::spot_request>()` work, for nlohmann::json
+// and for nlohmann::ordered_json (which keeps keys in the order they were written or read).
+//
+// Reading is strict. Every failure is a dnnplan::invalid_input (or, for malformed text, a
+// dnnplan::parse_error); no nlohmann exception leaves this header. The field of an invalid_input
+// is the path from the document root: "catalog.instances[2].quota",
+// "profile.per_instance.p3.2xlarge.samples_per_s", "options.pricing"; a problem with the root
+// value itself is named "(root)".
+//   - unknown keys are rejected (expected: the allowed keys); required keys that are missing are
+//     named, with the value "missing";
+//   - numbers must be JSON numbers (not strings) and finite; integral fields take integers that
+//     fit their type and are >= 0 (10 and 10.0 are read, 2.5, -1 and 1e20 are not);
+//   - enums are their names: price_kind "spot" | "on_demand", spot_method "exact" | "exhaustive"
+//     | "sliding_window", search_objective "minimize_cost" | "minimize_time", solve_status as
+//     to_string(solve_status);
+//   - after the structure, the type's validate() runs with the same path naming, so semantic
+//     rules (positive prices, unique names, existing <= quota, ...) give the same errors.
+//   - a workload_profile read on its own has no catalog: its per_instance names are checked
+//     against the catalog only when it is read inside a spot_problem or spot_request. Types
+//     without a validate() (instance_type, instance_profile, the coefficient structs, the result
+//     types) get the structural checks only; their rules are enforced by the containing type.
+// Reading from a nlohmann value gives the strong guarantee: on failure the target is unchanged.
+//
+// The problem file (spot_request):
+//   { "catalog":  {"instances": [{"name", "gpus", "quota", "spot_usd_per_h", "on_demand_usd_per_h",
+//                                 "gpu_memory_bytes"?}], "parameter_server_usd_per_h"?},
+//     "profile":  {"parameter_bytes", "required_bandwidth_bytes_per_s", "ps_bandwidth_bytes_per_s",
+//                  "pcie_bandwidth_bytes_per_s", "per_instance": {NAME: {"per_gpu_batch", "samples_per_s"}},
+//                  "contention": {"alpha1", "beta1"}, "loss": {"gamma1", "gamma2", "gamma3", "gamma4"?, "gamma5"}},
+//     "goals":    {"target_loss", "deadline_s"},
+//     "existing"?: {NAME: count},
+//     "options"?:  {"pricing"?, "billing_increment_s"?, "objective"?, "method"?, "cap_at_n_upper"?,
+//                   "sliding_window_paper_bounds"?, "sliding_window_wrap_around"?, "node_budget"?,
+//                   "time_budget_s"?, "relative_gap"?} }
+// ("?": optional; absent options take the defaults of spot_options; an optional number may also
+// be null, meaning absent).
+//
+// The result (spot_result):
+//   { "status", "reason", "counts": {NAME: count, ...},
+//     "workers", "training_time_s", "cost_usd", "normalized_iterations", "wa_batch",
+//     "convergence_coefficient", "samples_per_s", "iterations_per_s", "expected_iteration_time_s",
+//     "usd_per_h", "billed_s",            <- the prediction, flattened; all null without a plan
+//     "lower_bound",                      <- null means +infinity (JSON has no infinity)
+//     "fastest_training_time_s",          <- null when absent
+//     "counters": {"nodes", "clusters_evaluated", "pruned_by_bound", "pruned_by_deadline"} }
+// nlohmann::json sorts object keys; to_json_text() prints with nlohmann::ordered_json, in the
+// order above and with "counts" in catalog order, and parse_spot_result() keeps the document
+// order of "counts".
+
+#include <dnnplan/core/catalog.hpp>
+#include <dnnplan/core/error.hpp>
+#include <dnnplan/core/prediction.hpp>
+#include <dnnplan/core/status.hpp>
+#include <dnnplan/core/workload.hpp>
+#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/solve/spot_provision.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <istream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace dnnplan::detail::json_io {
+
+/// The two nlohmann document types we convert to and from.
+template <class Json>
+concept document = std::same_as<Json, nlohmann::json> || std::same_as<Json, nlohmann::ordered_json>;
+
+/// Passed first to every read_value() overload so that calls from templates defined above an
+/// overload still find it (argument-dependent lookup at instantiation includes this namespace).
+struct tag {};
+
+inline constexpr std::string_view root_field = "(root)";
+
+[[nodiscard]] inline std::string member_path(std::string_view path, std::string_view key) {
+    std::string out(path);
+    if (!out.empty()) out += '.';
+    out += key;
+    return out;
+}
+
+[[nodiscard]] inline std::string element_path(std::string_view path, std::size_t index) {
+    return std::string(path) + "[" + std::to_string(index) + "]";
+}
+
+/// The field name of a path: the path, or "(root)" for the document itself.
+[[nodiscard]] inline std::string field_of(const std::string& path) {
+    return path.empty() ? std::string(root_field) : path;
+}
+
+[[noreturn]] inline void fail(const std::string& path, std::string value, std::string expected) {
+    throw invalid_input(field_of(path), std::move(value), std::move(expected));
+}
+
+/// The offending value as short text: scalars as JSON, containers summarised (never dumped:
+/// an unknown key may hold anything, of any size or depth).
+template <document Json>
+[[nodiscard]] std::string value_text(const Json& j) {
+    if (j.is_object()) return j.empty() ? "{}" : "{...}";
+    if (j.is_array()) return j.empty() ? "[]" : "[...]";
+    if (j.is_number_float()) {
+        const double value = j.template get<double>();
+        if (!std::isfinite(value)) return format_number(value);  // dump() would print null
+    }
+    std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+    constexpr std::size_t limit = 60;
+    if (text.size() > limit) {
+        std::size_t cut = limit;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;  // UTF-8 boundary
+        text.resize(cut);
+        text += "...";
+    }
+    return text;
+}
+
+// ---- enums -----------------------------------------------------------------------------------
+
+template <class Enum>
+struct enum_entry {
+    std::string_view name;
+    Enum value;
+};
+
+/// Names of each enum's values; specialised below.
+template <class Enum>
+struct enum_names;
+
+template <>
+struct enum_names<price_kind> {
+    static constexpr std::array<enum_entry<price_kind>, 2> entries{{
+        {to_string(price_kind::spot), price_kind::spot},
+        {to_string(price_kind::on_demand), price_kind::on_demand},
+    }};
+};
+
+template <>
+struct enum_names<spot_method> {
+    static constexpr std::array<enum_entry<spot_method>, 3> entries{{
+        {"exact", spot_method::exact},
+        {"exhaustive", spot_method::exhaustive},
+        {"sliding_window", spot_method::sliding_window},
+    }};
+};
+
+template <>
+struct enum_names<search_objective> {
+    static constexpr std::array<enum_entry<search_objective>, 2> entries{{
+        {to_string(search_objective::minimize_cost), search_objective::minimize_cost},
+        {to_string(search_objective::minimize_time), search_objective::minimize_time},
+    }};
+};
+
+template <>
+struct enum_names<solve_status> {
+    static constexpr std::array<enum_entry<solve_status>, 5> entries{{
+        {to_string(solve_status::optimal), solve_status::optimal},
+        {to_string(solve_status::feasible), solve_status::feasible},
+        {to_string(solve_status::infeasible), solve_status::infeasible},
+        {to_string(solve_status::not_found), solve_status::not_found},
+        {to_string(solve_status::budget_exhausted), solve_status::budget_exhausted},
+    }};
+};
+
+template <class Enum>
+concept named_enum = std::is_enum_v<Enum> && requires { enum_names<Enum>::entries; };
+
+template <named_enum Enum>
+[[nodiscard]] std::string_view enum_name(Enum value) noexcept {
+    for (const auto& entry : enum_names<Enum>::entries)
+        if (entry.value == value) return entry.name;
+    return "unknown";  // a value outside the enumerators; it does not read back
+}
+
+template <named_enum Enum>
+[[nodiscard]] std::string enum_expected() {
+    std::string out = "one of ";
+    bool first = true;
+    for (const auto& entry : enum_names<Enum>::entries) {
+        if (!first) out += ", ";
+        first = false;
+        out += '"';
+        out += entry.name;
+        out += '"';
+    }
+    return out;
+}
+
+// ---- what each C++ type expects ------------------------------------------------------------
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+
+template <class Int>
+concept json_integer = std::integral<Int> && !std::same_as<Int, bool>;
+
+/// Integral fields are counts and budgets: non-negative, and they must fit their type.
+template <json_integer Int>
+[[nodiscard]] std::string integer_expected() {
+    return "an integer in [0, " + std::to_string(std::numeric_limits<Int>::max()) + "]";
+}
+
+template <class T>
+[[nodiscard]] std::string expected_of() {
+    if constexpr (std::same_as<T, bool>) return "true or false";
+    else if constexpr (named_enum<T>) return enum_expected<T>();
+    else if constexpr (json_integer<T>) return integer_expected<T>();
+    else if constexpr (std::floating_point<T>) return "a number";
+    else if constexpr (std::same_as<T, std::string>) return "a string";
+    else if constexpr (is_optional<T>::value) return expected_of<typename T::value_type>() + " or null";
+    else if constexpr (is_vector<T>::value) return "an array";
+    else return "an object";
+}
+
+// ---- scalar readers --------------------------------------------------------------------------
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, double& out) {
+    if (!j.is_number()) fail(path, value_text(j), "a number");
+    const double value = j.template get<double>();
+    if (!std::isfinite(value)) fail(path, format_number(value), "a finite number");
+    out = value;
+}
+
+template <document Json, json_integer Int>
+void read_value(tag, const Json& j, const std::string& path, Int& out) {
+    constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<Int>::max());
+    std::uint64_t value = 0;
+    if (j.is_number_unsigned()) {
+        value = j.template get<std::uint64_t>();
+    } else if (j.is_number_integer()) {
+        const auto signed_value = j.template get<std::int64_t>();
+        if (signed_value < 0) fail(path, value_text(j), integer_expected<Int>());
+        value = static_cast<std::uint64_t>(signed_value);
+    } else if (j.is_number_float()) {
+        // 10.0 is the integer 10 (some writers print every number as a float); 2^64 is the first
+        // double outside uint64.
+        const double d = j.template get<double>();
+        if (!(d >= 0.0 && d < 18446744073709551616.0 && std::trunc(d) == d))
+            fail(path, value_text(j), integer_expected<Int>());
+        value = static_cast<std::uint64_t>(d);
+    } else {
+        fail(path, value_text(j), integer_expected<Int>());
+    }
+    if (value > max) fail(path, value_text(j), integer_expected<Int>());
+    out = static_cast<Int>(value);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, bool& out) {
+    if (!j.is_boolean()) fail(path, value_text(j), "true or false");
+    out = j.template get<bool>();
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, std::string& out) {
+    if (!j.is_string()) fail(path, value_text(j), "a string");
+    out = j.template get_ref<const typename Json::string_t&>();
+}
+
+template <document Json, named_enum Enum>
+void read_value(tag, const Json& j, const std::string& path, Enum& out) {
+    if (j.is_string()) {
+        const auto& text = j.template get_ref<const typename Json::string_t&>();
+        for (const auto& entry : enum_names<Enum>::entries) {
+            if (entry.name == text) {
+                out = entry.value;
+                return;
+            }
+        }
+    }
+    fail(path, value_text(j), enum_expected<Enum>());
+}
+
+/// Absent keys are handled by the object reader; here null means "no value".
+template <document Json, class T>
+void read_value(tag, const Json& j, const std::string& path, std::optional<T>& out) {
+    if (j.is_null()) {
+        out.reset();
+        return;
+    }
+    T value{};
+    try {
+        read_value(tag{}, j, path, value);
+    } catch (const invalid_input& e) {
+        if (e.field() != field_of(path)) throw;  // a fault inside the value, not the value itself
+        throw invalid_input(e.field(), e.value(), e.expected() + " or null");
+    }
+    out = std::move(value);
+}
+
+template <document Json, class T>
+void read_value(tag, const Json& j, const std::string& path, std::vector<T>& out) {
+    if (!j.is_array()) fail(path, value_text(j), "an array");
+    out.clear();
+    out.reserve(j.size());
+    std::size_t index = 0;
+    for (const auto& element : j) {
+        T value{};
+        read_value(tag{}, element, element_path(path, index++), value);
+        out.push_back(std::move(value));
+    }
+}
+
+/// {NAME: value}; a NAME's path is joined with '.' even if it contains dots, as validate() does.
+template <document Json, class T>
+void read_value(tag, const Json& j, const std::string& path, std::map<std::string, T, std::less<>>& out) {
+    if (!j.is_object()) fail(path, value_text(j), "an object");
+    out.clear();
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        T value{};
+        read_value(tag{}, it.value(), member_path(path, it.key()), value);
+        out.insert_or_assign(it.key(), std::move(value));
+    }
+}
+
+// ---- objects ---------------------------------------------------------------------------------
+
+/// An object with a fixed set of keys: rejects any other key on construction.
+template <document Json>
+class object_reader {
+public:
+    object_reader(const Json& j, std::string path, std::initializer_list<std::string_view> keys)
+        : object_(j), path_(std::move(path)) {
+        if (!j.is_object()) fail(path_, value_text(j), "an object");
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (std::find(keys.begin(), keys.end(), std::string_view(it.key())) != keys.end()) continue;
+            std::string allowed = "one of the keys ";
+            bool first = true;
+            for (const std::string_view key : keys) {
+                if (!first) allowed += ", ";
+                first = false;
+                allowed += key;
+            }
+            fail(member_path(path_, it.key()), value_text(it.value()), std::move(allowed));
+        }
+    }
+
+    [[nodiscard]] std::string path_of(std::string_view key) const { return member_path(path_, key); }
+
+    /// The value at `key`, or nullptr when the key is absent.
+    [[nodiscard]] const Json* find(std::string_view key) const {
+        const auto it = object_.find(std::string(key));
+        return it == object_.end() ? nullptr : &*it;
+    }
+
+    /// The value at `key`; a missing key names what it should have held.
+    [[nodiscard]] const Json& at(std::string_view key, std::string expected) const {
+        const Json* value = find(key);
+        if (value == nullptr) fail(path_of(key), "missing", std::move(expected));
+        return *value;
+    }
+
+    template <class T>
+    void required(std::string_view key, T& out) const {
+        read_value(tag{}, at(key, expected_of<T>()), path_of(key), out);
+    }
+
+    /// Absent: `out` keeps its value (the default of its struct).
+    template <class T>
+    void optional(std::string_view key, T& out) const {
+        if (const Json* value = find(key)) read_value(tag{}, *value, path_of(key), out);
+    }
+
+private:
+    const Json& object_;
+    std::string path_;
+};
+
+// ---- inputs ----------------------------------------------------------------------------------
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, instance_type& out) {
+    const object_reader<Json> in(j, path,
+                                 {"name", "gpus", "quota", "spot_usd_per_h", "on_demand_usd_per_h", "gpu_memory_bytes"});
+    in.required("name", out.name);
+    in.required("gpus", out.gpus);
+    in.required("quota", out.quota);
+    in.required("spot_usd_per_h", out.spot_usd_per_h);
+    in.required("on_demand_usd_per_h", out.on_demand_usd_per_h);
+    in.optional("gpu_memory_bytes", out.gpu_memory_bytes);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, instance_catalog& out) {
+    const object_reader<Json> in(j, path, {"instances", "parameter_server_usd_per_h"});
+    in.required("instances", out.instances);
+    in.optional("parameter_server_usd_per_h", out.parameter_server_usd_per_h);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, instance_profile& out) {
+    const object_reader<Json> in(j, path, {"per_gpu_batch", "samples_per_s"});
+    in.required("per_gpu_batch", out.per_gpu_batch);
+    in.required("samples_per_s", out.samples_per_s);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, contention_coefficients& out) {
+    const object_reader<Json> in(j, path, {"alpha1", "beta1"});
+    in.required("alpha1", out.alpha1);
+    in.required("beta1", out.beta1);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, loss_coefficients& out) {
+    const object_reader<Json> in(j, path, {"gamma1", "gamma2", "gamma3", "gamma4", "gamma5"});
+    in.required("gamma1", out.gamma1);
+    in.required("gamma2", out.gamma2);
+    in.required("gamma3", out.gamma3);
+    in.optional("gamma4", out.gamma4);
+    in.required("gamma5", out.gamma5);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, workload_profile& out) {
+    const object_reader<Json> in(j, path,
+                                 {"parameter_bytes", "required_bandwidth_bytes_per_s", "ps_bandwidth_bytes_per_s",
+                                  "pcie_bandwidth_bytes_per_s", "per_instance", "contention", "loss"});
+    in.required("parameter_bytes", out.parameter_bytes);
+    in.required("required_bandwidth_bytes_per_s", out.required_bandwidth_bytes_per_s);
+    in.required("ps_bandwidth_bytes_per_s", out.ps_bandwidth_bytes_per_s);
+    in.required("pcie_bandwidth_bytes_per_s", out.pcie_bandwidth_bytes_per_s);
+    in.required("per_instance", out.per_instance);
+    in.required("contention", out.contention);
+    in.required("loss", out.loss);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, training_goals& out) {
+    const object_reader<Json> in(j, path, {"target_loss", "deadline_s"});
+    in.required("target_loss", out.target_loss);
+    in.required("deadline_s", out.deadline_s);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, spot_options& out) {
+    const object_reader<Json> in(j, path,
+                                 {"pricing", "billing_increment_s", "objective", "method", "cap_at_n_upper",
+                                  "sliding_window_paper_bounds", "sliding_window_wrap_around", "node_budget",
+                                  "time_budget_s", "relative_gap"});
+    in.optional("pricing", out.pricing);
+    in.optional("billing_increment_s", out.billing_increment_s);
+    in.optional("objective", out.objective);
+    in.optional("method", out.method);
+    in.optional("cap_at_n_upper", out.cap_at_n_upper);
+    in.optional("sliding_window_paper_bounds", out.sliding_window_paper_bounds);
+    in.optional("sliding_window_wrap_around", out.sliding_window_wrap_around);
+    in.optional("node_budget", out.node_budget);
+    in.optional("time_budget_s", out.time_budget_s);
+    in.optional("relative_gap", out.relative_gap);
+}
+
+template <document Json>
+void read_problem_members(const object_reader<Json>& in, spot_problem& out) {
+    in.required("catalog", out.catalog);
+    in.required("profile", out.profile);
+    in.required("goals", out.goals);
+    in.optional("existing", out.existing);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, spot_problem& out) {
+    const object_reader<Json> in(j, path, {"catalog", "profile", "goals", "existing"});
+    read_problem_members(in, out);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, spot_request& out) {
+    const object_reader<Json> in(j, path, {"catalog", "profile", "goals", "existing", "options"});
+    read_problem_members(in, out.problem);
+    in.optional("options", out.options);
+}
+
+// ---- results ---------------------------------------------------------------------------------
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, type_count& out) {
+    const object_reader<Json> in(j, path, {"name", "count"});
+    in.required("name", out.name);
+    in.required("count", out.count);
+}
+
+/// Calls f(key, member pointer) for every field of cluster_prediction, in the order they are
+/// written (the most useful first).
+template <class F>
+void for_each_prediction_field(F&& f) {
+    f("workers", &cluster_prediction::workers);
+    f("training_time_s", &cluster_prediction::training_time_s);
+    f("cost_usd", &cluster_prediction::cost_usd);
+    f("normalized_iterations", &cluster_prediction::normalized_iterations);
+    f("wa_batch", &cluster_prediction::wa_batch);
+    f("convergence_coefficient", &cluster_prediction::convergence_coefficient);
+    f("samples_per_s", &cluster_prediction::samples_per_s);
+    f("iterations_per_s", &cluster_prediction::iterations_per_s);
+    f("expected_iteration_time_s", &cluster_prediction::expected_iteration_time_s);
+    f("usd_per_h", &cluster_prediction::usd_per_h);
+    f("billed_s", &cluster_prediction::billed_s);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, cluster_prediction& out) {
+    const object_reader<Json> in(j, path,
+                                 {"workers", "training_time_s", "cost_usd", "normalized_iterations", "wa_batch",
+                                  "convergence_coefficient", "samples_per_s", "iterations_per_s",
+                                  "expected_iteration_time_s", "usd_per_h", "billed_s"});
+    for_each_prediction_field([&](std::string_view key, auto member) { in.required(key, out.*member); });
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, search_counters& out) {
+    const object_reader<Json> in(j, path, {"nodes", "clusters_evaluated", "pruned_by_bound", "pruned_by_deadline"});
+    in.required("nodes", out.nodes);
+    in.required("clusters_evaluated", out.clusters_evaluated);
+    in.required("pruned_by_bound", out.pruned_by_bound);
+    in.required("pruned_by_deadline", out.pruned_by_deadline);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, spot_result& out) {
+    const object_reader<Json> in(j, path,
+                                 {"status", "reason", "counts", "workers", "training_time_s", "cost_usd",
+                                  "normalized_iterations", "wa_batch", "convergence_coefficient", "samples_per_s",
+                                  "iterations_per_s", "expected_iteration_time_s", "usd_per_h", "billed_s",
+                                  "lower_bound", "fastest_training_time_s", "counters"});
+    in.required("status", out.status);
+    in.required("reason", out.reason);
+
+    // {NAME: count} in document order (the catalog order when read with ordered_json).
+    const Json& counts = in.at("counts", "an object");
+    if (!counts.is_object()) fail(in.path_of("counts"), value_text(counts), "an object");
+    out.counts.clear();
+    for (auto it = counts.begin(); it != counts.end(); ++it) {
+        type_count count{.name = it.key(), .count = 0};
+        read_value(tag{}, it.value(), member_path(in.path_of("counts"), it.key()), count.count);
+        out.counts.push_back(std::move(count));
+    }
+
+    // The prediction's fields: all null (no plan) or all numbers; "workers" decides which.
+    const bool has_plan = !in.at("workers", expected_of<std::optional<std::int64_t>>()).is_null();
+    cluster_prediction prediction;
+    for_each_prediction_field([&](std::string_view key, auto member) {
+        using field_type = std::remove_reference_t<decltype(prediction.*member)>;
+        const Json& value = in.at(key, expected_of<std::optional<field_type>>());
+        if (has_plan && value.is_null())
+            fail(in.path_of(key), "null", expected_of<field_type>() + " (workers is not null: there is a plan)");
+        if (!has_plan && !value.is_null())
+            fail(in.path_of(key), value_text(value), "null (workers is null: there is no plan)");
+        if (has_plan) read_value(tag{}, value, in.path_of(key), prediction.*member);
+    });
+    out.prediction = has_plan ? std::optional<cluster_prediction>(prediction) : std::nullopt;
+
+    std::optional<double> lower_bound;
+    in.required("lower_bound", lower_bound);
+    out.lower_bound = lower_bound.value_or(std::numeric_limits<double>::infinity());
+    out.fastest_training_time_s.reset();
+    in.optional("fastest_training_time_s", out.fastest_training_time_s);
+    in.required("counters", out.counters);
+}
+
+// ---- semantic validation at a root-relative path -------------------------------------------
+
+/// Runs `validate(prefix)`. The validate() members join their prefix and a field with '.', so
+/// at the document root (empty path) they get a placeholder that is then cut off the field.
+template <class Validate>
+void validate_at(const std::string& path, Validate&& validate) {
+    if (!path.empty()) {
+        std::forward<Validate>(validate)(std::string_view(path));
+        return;
+    }
+    constexpr std::string_view placeholder = "$";
+    try {
+        std::forward<Validate>(validate)(placeholder);
+    } catch (const invalid_input& e) {
+        std::string_view field = e.field();
+        if (field.starts_with(placeholder) && field.substr(placeholder.size()).starts_with('.'))
+            field.remove_prefix(placeholder.size() + 1);
+        throw invalid_input(std::string(field), e.value(), e.expected());
+    }
+}
+
+/// Types without a validate(): the structural checks are all there is.
+template <class T>
+void validate_root(const T&) {}
+
+inline void validate_root(const instance_catalog& catalog) {
+    validate_at("", [&](std::string_view at) { catalog.validate(at); });
+}
+
+inline void validate_root(const workload_profile& profile) {
+    // No catalog to check the per_instance names against (a spot_problem checks them): a
+    // catalog of exactly those names lets every other rule run.
+    instance_catalog names;
+    for (const auto& entry : profile.per_instance) {
+        instance_type type;
+        type.name = entry.first;
+        names.instances.push_back(std::move(type));
+    }
+    validate_at("", [&](std::string_view at) { profile.validate(names, at); });
+}
+
+inline void validate_root(const training_goals& goals) {
+    validate_at("", [&](std::string_view at) { goals.validate(at); });
+}
+
+inline void validate_root(const spot_options& options) {
+    validate_at("", [&](std::string_view at) { options.validate(at); });
+}
+
+inline void validate_root(const spot_problem& problem) { problem.validate(""); }
+
+inline void validate_root(const spot_request& request) {
+    request.problem.validate("");
+    request.options.validate("options");
+}
+
+/// Reads a whole document into `out` (unchanged on failure) and validates it.
+template <document Json, class T>
+void read_root(const Json& j, T& out) {
+    T value{};
+    try {
+        read_value(tag{}, j, std::string(), value);
+    } catch (const nlohmann::json::exception& e) {
+        // Unreachable: every access above checks the value's type first. Should one not, the
+        // caller still gets a dnnplan::error, as this header promises.
+        throw invalid_input(std::string(root_field), "?", std::string("a document the reader can access: ") + e.what());
+    }
+    validate_root(value);
+    out = std::move(value);
+}
+
+// ---- writers shared by the to_json overloads -------------------------------------------------
+
+template <document Json>
+void write_prediction_fields(Json& j, const std::optional<cluster_prediction>& prediction) {
+    for_each_prediction_field([&](std::string_view key, auto member) {
+        if (prediction) j[std::string(key)] = (*prediction).*member;
+        else j[std::string(key)] = nullptr;
+    });
+}
+
+// ---- text ------------------------------------------------------------------------------------
+
+/// Builds the document from nlohmann's SAX events, so that a malformed text (including a number
+/// too large for a double, which nlohmann reports as out_of_range) becomes one parse_error with
+/// its byte position, and no nlohmann exception is thrown at all. Iterative: nesting depth is
+/// not limited by the stack.
+template <document Json>
+class document_builder {
+public:
+    using number_integer_t = typename Json::number_integer_t;
+    using number_unsigned_t = typename Json::number_unsigned_t;
+    using number_float_t = typename Json::number_float_t;
+    using string_t = typename Json::string_t;
+    using binary_t = typename Json::binary_t;
+
+    explicit document_builder(Json& root) : root_(root) {}
+
+    bool null() { return add(nullptr) != nullptr; }
+    bool boolean(bool value) { return add(value) != nullptr; }
+    bool number_integer(number_integer_t value) { return add(value) != nullptr; }
+    bool number_unsigned(number_unsigned_t value) { return add(value) != nullptr; }
+    bool number_float(number_float_t value, const string_t&) { return add(value) != nullptr; }
+    bool string(string_t& value) { return add(value) != nullptr; }
+    bool binary(binary_t&) { return false; }  // JSON text has no binary values
+    bool start_object(std::size_t) {
+        stack_.push_back(add(Json::value_t::object));
+        return true;
+    }
+    bool key(string_t& name) {
+        member_ = &(*stack_.back())[name];
+        return true;
+    }
+    bool end_object() {
+        stack_.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t) {
+        stack_.push_back(add(Json::value_t::array));
+        return true;
+    }
+    bool end_array() {
+        stack_.pop_back();
+        return true;
+    }
+    bool parse_error(std::size_t position, const std::string&, const typename Json::exception& e) {
+        error_position_ = position;
+        error_message_ = e.what();
+        return false;
+    }
+
+    [[nodiscard]] std::size_t error_position() const noexcept { return error_position_; }
+    [[nodiscard]] const std::string& error_message() const noexcept { return error_message_; }
+
+private:
+    template <class Value>
+    Json* add(Value&& value) {
+        if (stack_.empty()) {
+            root_ = Json(std::forward<Value>(value));
+            return &root_;
+        }
+        Json& parent = *stack_.back();
+        if (parent.is_array()) {
+            parent.push_back(Json(std::forward<Value>(value)));
+            return &parent.back();
+        }
+        *member_ = Json(std::forward<Value>(value));
+        return member_;
+    }
+
+    Json& root_;
+    std::vector<Json*> stack_;
+    Json* member_ = nullptr;
+    std::size_t error_position_ = 0;
+    std::string error_message_ = "unsupported value";
+};
+
+/// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error
+/// ..." -> "line 1, column 5: syntax error ..." (our parse_error says "parse error at byte N").
+[[nodiscard]] inline std::string parse_message(std::string message) {
+    if (message.starts_with("[json.exception.")) {
+        const auto end = message.find("] ");
+        if (end != std::string::npos) message.erase(0, end + 2);
+    }
+    constexpr std::string_view prefix = "parse error at ";
+    if (message.starts_with(prefix)) message.erase(0, prefix.size());
+    return message;
+}
+
+/// Parses `input` (a std::istream&, or an iterator pair) as one JSON document.
+template <class... Input>
+[[nodiscard]] nlohmann::ordered_json parse_document(Input&&... input) {
+    nlohmann::ordered_json document;
+    document_builder<nlohmann::ordered_json> builder(document);
+    if (!nlohmann::ordered_json::sax_parse(std::forward<Input>(input)..., &builder))
+        throw dnnplan::parse_error("byte " + std::to_string(builder.error_position()),
+                                   parse_message(builder.error_message()));
+    return document;
+}
+
+[[nodiscard]] inline nlohmann::ordered_json parse_text(std::string_view text) {
+    // A pointer range: nlohmann reads exactly these bytes (no terminating NUL needed).
+    return parse_document(text.data(), text.data() + text.size());
+}
+
+}  // namespace dnnplan::detail::json_io
+
+namespace dnnplan {
+
+// ---- enums -----------------------------------------------------------------------------------
+
+template <detail::json_io::document Json>
+void to_json(Json& j, price_kind value) { j = std::string(detail::json_io::enum_name(value)); }
+template <detail::json_io::document Json>
+void from_json(const Json& j, price_kind& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, spot_method value) { j = std::string(detail::json_io::enum_name(value)); }
+template <detail::json_io::document Json>
+void from_json(const Json& j, spot_method& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, search_objective value) { j = std::string(detail::json_io::enum_name(value)); }
+template <detail::json_io::document Json>
+void from_json(const Json& j, search_objective& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, solve_status value) { j = std::string(detail::json_io::enum_name(value)); }
+template <detail::json_io::document Json>
+void from_json(const Json& j, solve_status& out) { detail::json_io::read_root(j, out); }
+
+// ---- inputs ----------------------------------------------------------------------------------
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const instance_type& t) {
+    j = Json::object();
+    j["name"] = t.name;
+    j["gpus"] = t.gpus;
+    j["quota"] = t.quota;
+    j["spot_usd_per_h"] = t.spot_usd_per_h;
+    j["on_demand_usd_per_h"] = t.on_demand_usd_per_h;
+    if (t.gpu_memory_bytes) j["gpu_memory_bytes"] = *t.gpu_memory_bytes;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, instance_type& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const instance_catalog& c) {
+    j = Json::object();
+    j["instances"] = c.instances;
+    j["parameter_server_usd_per_h"] = c.parameter_server_usd_per_h;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, instance_catalog& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const instance_profile& p) {
+    j = Json::object();
+    j["per_gpu_batch"] = p.per_gpu_batch;
+    j["samples_per_s"] = p.samples_per_s;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, instance_profile& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const contention_coefficients& c) {
+    j = Json::object();
+    j["alpha1"] = c.alpha1;
+    j["beta1"] = c.beta1;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, contention_coefficients& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const loss_coefficients& l) {
+    j = Json::object();
+    j["gamma1"] = l.gamma1;
+    j["gamma2"] = l.gamma2;
+    j["gamma3"] = l.gamma3;
+    if (l.gamma4) j["gamma4"] = *l.gamma4;
+    j["gamma5"] = l.gamma5;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, loss_coefficients& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const workload_profile& p) {
+    j = Json::object();
+    j["parameter_bytes"] = p.parameter_bytes;
+    j["required_bandwidth_bytes_per_s"] = p.required_bandwidth_bytes_per_s;
+    j["ps_bandwidth_bytes_per_s"] = p.ps_bandwidth_bytes_per_s;
+    j["pcie_bandwidth_bytes_per_s"] = p.pcie_bandwidth_bytes_per_s;
+    Json per_instance = Json::object();
+    for (const auto& [name, measured] : p.per_instance) per_instance[name] = measured;
+    j["per_instance"] = std::move(per_instance);
+    j["contention"] = p.contention;
+    j["loss"] = p.loss;
+}
+/// Per_instance names are not checked against a catalog here (see the top of this header).
+template <detail::json_io::document Json>
+void from_json(const Json& j, workload_profile& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const training_goals& g) {
+    j = Json::object();
+    j["target_loss"] = g.target_loss;
+    j["deadline_s"] = g.deadline_s;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, training_goals& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const spot_options& o) {
+    j = Json::object();
+    j["pricing"] = o.pricing;
+    j["billing_increment_s"] = o.billing_increment_s;
+    j["objective"] = o.objective;
+    j["method"] = o.method;
+    j["cap_at_n_upper"] = o.cap_at_n_upper;
+    j["sliding_window_paper_bounds"] = o.sliding_window_paper_bounds;
+    j["sliding_window_wrap_around"] = o.sliding_window_wrap_around;
+    j["node_budget"] = o.node_budget;
+    j["time_budget_s"] = o.time_budget_s;
+    j["relative_gap"] = o.relative_gap;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, spot_options& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const spot_problem& p) {
+    j = Json::object();
+    j["catalog"] = p.catalog;
+    j["profile"] = p.profile;
+    j["goals"] = p.goals;
+    Json existing = Json::object();
+    for (const auto& [name, count] : p.existing) existing[name] = count;
+    j["existing"] = std::move(existing);
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, spot_problem& out) { detail::json_io::read_root(j, out); }
+
+/// The problem file: the members of spot_problem and "options", side by side.
+template <detail::json_io::document Json>
+void to_json(Json& j, const spot_request& r) {
+    to_json(j, r.problem);
+    j["options"] = r.options;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, spot_request& out) { detail::json_io::read_root(j, out); }
+
+// ---- results ---------------------------------------------------------------------------------
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const type_count& c) {
+    j = Json::object();
+    j["name"] = c.name;
+    j["count"] = c.count;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, type_count& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const cluster_prediction& p) {
+    j = Json::object();
+    detail::json_io::write_prediction_fields(j, std::optional<cluster_prediction>(p));
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, cluster_prediction& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const search_counters& c) {
+    j = Json::object();
+    j["nodes"] = c.nodes;
+    j["clusters_evaluated"] = c.clusters_evaluated;
+    j["pruned_by_bound"] = c.pruned_by_bound;
+    j["pruned_by_deadline"] = c.pruned_by_deadline;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, search_counters& out) { detail::json_io::read_root(j, out); }
+
+/// Layout at the top of this header. A lower_bound that is not finite is written as null and
+/// read back as +infinity (the solvers report no other non-finite bound). Duplicate names in
+/// `counts` keep the last count.
+template <detail::json_io::document Json>
+void to_json(Json& j, const spot_result& r) {
+    j = Json::object();
+    j["status"] = r.status;
+    j["reason"] = r.reason;
+    Json counts = Json::object();
+    for (const auto& c : r.counts) counts[c.name] = c.count;
+    j["counts"] = std::move(counts);
+    detail::json_io::write_prediction_fields(j, r.prediction);
+    if (std::isfinite(r.lower_bound)) j["lower_bound"] = r.lower_bound;
+    else j["lower_bound"] = nullptr;
+    if (r.fastest_training_time_s) j["fastest_training_time_s"] = *r.fastest_training_time_s;
+    else j["fastest_training_time_s"] = nullptr;
+    j["counters"] = r.counters;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, spot_result& out) { detail::json_io::read_root(j, out); }
+
+// ---- text ------------------------------------------------------------------------------------
+
+/// The result as JSON text, keys in the order documented at the top of this header and "counts"
+/// in catalog order. indent < 0: one line. Invalid UTF-8 in names or the reason is replaced by
+/// U+FFFD rather than thrown.
+[[nodiscard]] inline std::string to_json_text(const spot_result& result, int indent = 2) {
+    nlohmann::ordered_json j;
+    to_json(j, result);
+    return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+/// The problem file as JSON text, keys in declaration order (the format of parse_spot_request).
+[[nodiscard]] inline std::string to_json_text(const spot_request& request, int indent = 2) {
+    nlohmann::ordered_json j;
+    to_json(j, request);
+    return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+/// Reads a problem file. Malformed JSON: parse_error("byte N", ...); anything else wrong:
+/// invalid_input naming the field.
+[[nodiscard]] inline spot_request parse_spot_request(std::istream& in) {
+    spot_request request;
+    from_json(detail::json_io::parse_document(in), request);
+    return request;
+}
+
+[[nodiscard]] inline spot_request parse_spot_request(std::string_view text) {
+    spot_request request;
+    from_json(detail::json_io::parse_text(text), request);
+    return request;
+}
+
+/// Reads a result written by to_json_text(); "counts" keep the document's order.
+[[nodiscard]] inline spot_result parse_spot_result(std::istream& in) {
+    spot_result result;
+    from_json(detail::json_io::parse_document(in), result);
+    return result;
+}
+
+[[nodiscard]] inline spot_result parse_spot_result(std::string_view text) {
+    spot_result result;
+    from_json(detail::json_io::parse_text(text), result);
+    return result;
+}
+
+}  // namespace dnnplan

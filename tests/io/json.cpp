@@ -1,0 +1,909 @@
+// JSON conversion: the problem-file format, every rejection path naming its field exactly,
+// syntax errors as parse_error with a byte position, round trips of every input and result type
+// (through nlohmann::json, nlohmann::ordered_json and text), and a property test that no
+// malformed document lets anything but a dnnplan::error escape.
+
+#include <dnnplan/io/json.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// The problem file of the format description.
+constexpr std::string_view example_text = R"({ "catalog": {"instances": [{"name": "p3.2xlarge", "gpus": 1, "quota": 10,
+                              "spot_usd_per_h": 1.25, "on_demand_usd_per_h": 3.06}]},
+  "profile": {"parameter_bytes": 11.5e6, "required_bandwidth_bytes_per_s": 142e6,
+              "ps_bandwidth_bytes_per_s": 1.2e9, "pcie_bandwidth_bytes_per_s": 1e10,
+              "per_instance": {"p3.2xlarge": {"per_gpu_batch": 1024, "samples_per_s": 1885}},
+              "contention": {"alpha1": 0.8, "beta1": -1.92},
+              "loss": {"gamma1": 876.5, "gamma2": -0.2, "gamma3": 2507.6, "gamma5": 0.5}},
+  "goals": {"target_loss": 0.8, "deadline_s": 2400},
+  "existing": {"p3.2xlarge": 1},
+  "options": {"pricing": "spot"} })";
+
+ordered_json example_document() { return ordered_json::parse(example_text); }
+
+// ---- field-by-field equality (the types have no operator==, on purpose) ----------------------
+
+bool same(dnnplan::price_kind a, dnnplan::price_kind b) { return a == b; }
+bool same(dnnplan::spot_method a, dnnplan::spot_method b) { return a == b; }
+bool same(dnnplan::search_objective a, dnnplan::search_objective b) { return a == b; }
+
+bool same(const dnnplan::instance_type& a, const dnnplan::instance_type& b) {
+    return std::tie(a.name, a.gpus, a.quota, a.spot_usd_per_h, a.on_demand_usd_per_h, a.gpu_memory_bytes) ==
+           std::tie(b.name, b.gpus, b.quota, b.spot_usd_per_h, b.on_demand_usd_per_h, b.gpu_memory_bytes);
+}
+
+bool same(const dnnplan::instance_catalog& a, const dnnplan::instance_catalog& b) {
+    if (a.instances.size() != b.instances.size()) return false;
+    for (std::size_t i = 0; i < a.instances.size(); ++i)
+        if (!same(a.instances[i], b.instances[i])) return false;
+    return a.parameter_server_usd_per_h == b.parameter_server_usd_per_h;
+}
+
+bool same(const dnnplan::instance_profile& a, const dnnplan::instance_profile& b) {
+    return a.per_gpu_batch == b.per_gpu_batch && a.samples_per_s == b.samples_per_s;
+}
+
+bool same(const dnnplan::contention_coefficients& a, const dnnplan::contention_coefficients& b) {
+    return a.alpha1 == b.alpha1 && a.beta1 == b.beta1;
+}
+
+bool same(const dnnplan::loss_coefficients& a, const dnnplan::loss_coefficients& b) {
+    return std::tie(a.gamma1, a.gamma2, a.gamma3, a.gamma4, a.gamma5) ==
+           std::tie(b.gamma1, b.gamma2, b.gamma3, b.gamma4, b.gamma5);
+}
+
+bool same(const dnnplan::workload_profile& a, const dnnplan::workload_profile& b) {
+    if (a.per_instance.size() != b.per_instance.size()) return false;
+    for (auto i = a.per_instance.begin(), k = b.per_instance.begin(); i != a.per_instance.end(); ++i, ++k)
+        if (i->first != k->first || !same(i->second, k->second)) return false;
+    return std::tie(a.parameter_bytes, a.required_bandwidth_bytes_per_s, a.ps_bandwidth_bytes_per_s,
+                    a.pcie_bandwidth_bytes_per_s) == std::tie(b.parameter_bytes, b.required_bandwidth_bytes_per_s,
+                                                              b.ps_bandwidth_bytes_per_s, b.pcie_bandwidth_bytes_per_s) &&
+           same(a.contention, b.contention) && same(a.loss, b.loss);
+}
+
+bool same(const dnnplan::training_goals& a, const dnnplan::training_goals& b) {
+    return a.target_loss == b.target_loss && a.deadline_s == b.deadline_s;
+}
+
+bool same(const dnnplan::spot_options& a, const dnnplan::spot_options& b) {
+    return std::tie(a.pricing, a.billing_increment_s, a.objective, a.method, a.cap_at_n_upper,
+                    a.sliding_window_paper_bounds, a.sliding_window_wrap_around, a.node_budget, a.time_budget_s,
+                    a.relative_gap) == std::tie(b.pricing, b.billing_increment_s, b.objective, b.method,
+                                                b.cap_at_n_upper, b.sliding_window_paper_bounds,
+                                                b.sliding_window_wrap_around, b.node_budget, b.time_budget_s,
+                                                b.relative_gap);
+}
+
+bool same(const dnnplan::spot_problem& a, const dnnplan::spot_problem& b) {
+    return same(a.catalog, b.catalog) && same(a.profile, b.profile) && same(a.goals, b.goals) &&
+           a.existing == b.existing;
+}
+
+bool same(const dnnplan::spot_request& a, const dnnplan::spot_request& b) {
+    return same(a.problem, b.problem) && same(a.options, b.options);
+}
+
+bool same(const dnnplan::type_count& a, const dnnplan::type_count& b) { return a == b; }
+
+bool same(const dnnplan::cluster_prediction& a, const dnnplan::cluster_prediction& b) {
+    return std::tie(a.workers, a.iterations_per_s, a.samples_per_s, a.expected_iteration_time_s, a.wa_batch,
+                    a.convergence_coefficient, a.normalized_iterations, a.training_time_s, a.usd_per_h, a.billed_s,
+                    a.cost_usd) == std::tie(b.workers, b.iterations_per_s, b.samples_per_s,
+                                            b.expected_iteration_time_s, b.wa_batch, b.convergence_coefficient,
+                                            b.normalized_iterations, b.training_time_s, b.usd_per_h, b.billed_s,
+                                            b.cost_usd);
+}
+
+bool same(const dnnplan::search_counters& a, const dnnplan::search_counters& b) {
+    return std::tie(a.nodes, a.clusters_evaluated, a.pruned_by_bound, a.pruned_by_deadline) ==
+           std::tie(b.nodes, b.clusters_evaluated, b.pruned_by_bound, b.pruned_by_deadline);
+}
+
+bool same(const dnnplan::spot_result& a, const dnnplan::spot_result& b) {
+    if (a.prediction.has_value() != b.prediction.has_value()) return false;
+    if (a.prediction && !same(*a.prediction, *b.prediction)) return false;
+    return a.status == b.status && a.reason == b.reason && a.counts == b.counts && a.lower_bound == b.lower_bound &&
+           a.fastest_training_time_s == b.fastest_training_time_s && same(a.counters, b.counters);
+}
+
+// ---- round trips -----------------------------------------------------------------------------
+
+// from_json(to_json(x)) through nlohmann::json, nlohmann::ordered_json and their text.
+template <class T>
+void check_round_trip(const T& value) {
+    const nlohmann::json sorted = value;
+    CHECK(same(sorted.get<T>(), value));
+    CHECK(same(nlohmann::json::parse(sorted.dump()).get<T>(), value));
+    const ordered_json ordered = value;
+    CHECK(same(ordered.get<T>(), value));
+    CHECK(same(ordered_json::parse(ordered.dump(2)).get<T>(), value));
+}
+
+// ---- rejections ------------------------------------------------------------------------------
+
+std::optional<dnnplan::invalid_input> rejection_of(std::string_view text) {
+    try {
+        (void)dnnplan::parse_spot_request(text);
+    } catch (const dnnplan::invalid_input& e) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+// Parses `document` (as text) and expects invalid_input naming exactly `field`; returns it.
+dnnplan::invalid_input expect_rejected(const ordered_json& document, const std::string& field) {
+    const std::string text = document.dump();
+    INFO("document: " << text);
+    const auto e = rejection_of(text);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == field);
+    CHECK_FALSE(e->expected().empty());
+    return *e;
+}
+
+template <class T>
+std::optional<dnnplan::invalid_input> rejection_of_value(const nlohmann::json& j) {
+    try {
+        (void)j.get<T>();
+    } catch (const dnnplan::invalid_input& e) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+// A second instance type whose name sorts before the first: catalog order is not alphabetical.
+dnnplan::spot_request rich_request() {
+    auto request = dnnplan::parse_spot_request(example_text);
+    auto& p = request.problem;
+    p.catalog.instances[0].gpu_memory_bytes = 16e9;
+    p.catalog.instances.push_back({.name = "g4dn.4xlarge",
+                                   .gpus = 2,
+                                   .quota = 5,
+                                   .spot_usd_per_h = 0.3612,
+                                   .on_demand_usd_per_h = 1.204,
+                                   .gpu_memory_bytes = std::nullopt});
+    p.catalog.parameter_server_usd_per_h = 0.1 + 0.2;  // not a short decimal: the round trip is exact
+    p.profile.per_instance["g4dn.4xlarge"] = {.per_gpu_batch = 512, .samples_per_s = 750.125};
+    p.profile.loss.gamma4 = 1.0 / 3.0;
+    p.existing["g4dn.4xlarge"] = 5;
+    request.options = {.pricing = dnnplan::price_kind::on_demand,
+                       .billing_increment_s = 60,
+                       .objective = dnnplan::search_objective::minimize_time,
+                       .method = dnnplan::spot_method::sliding_window,
+                       .cap_at_n_upper = true,
+                       .sliding_window_paper_bounds = false,
+                       .sliding_window_wrap_around = true,
+                       .node_budget = std::numeric_limits<std::int64_t>::max(),
+                       .time_budget_s = 2.5,
+                       .relative_gap = 1e-3};
+    return request;
+}
+
+dnnplan::spot_result result_with_plan() {
+    dnnplan::spot_result r;
+    r.status = dnnplan::solve_status::optimal;
+    r.counts = {{.name = "p3.2xlarge", .count = 3}, {.name = "g4dn.4xlarge", .count = 0}, {.name = "a1", .count = 7}};
+    r.prediction = dnnplan::cluster_prediction{.workers = 10,
+                                               .iterations_per_s = 1.0 / 7.0,
+                                               .samples_per_s = 5123.25,
+                                               .expected_iteration_time_s = 7.0,
+                                               .wa_batch = 911.5,
+                                               .convergence_coefficient = 0.1,
+                                               .normalized_iterations = 4321.0,
+                                               .training_time_s = 2345.678,
+                                               .usd_per_h = 12.34,
+                                               .billed_s = 2346,
+                                               .cost_usd = 8.0416};
+    r.lower_bound = r.prediction->cost_usd;
+    r.counters = {.nodes = 123, .clusters_evaluated = 45, .pruned_by_bound = 6, .pruned_by_deadline = 7};
+    return r;
+}
+
+dnnplan::spot_result result_without_plan() {
+    dnnplan::spot_result r;
+    r.status = dnnplan::solve_status::infeasible;
+    r.reason = "no plan meets the deadline; the fastest plan reaches target_loss 0.8 in 3000 s";
+    r.lower_bound = std::numeric_limits<double>::infinity();
+    r.fastest_training_time_s = 3000.5;
+    r.counters = {.nodes = 9, .clusters_evaluated = 0, .pruned_by_bound = 0, .pruned_by_deadline = 9};
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("the documented problem file is read with the right values", "[io][json]") {
+    const auto request = dnnplan::parse_spot_request(example_text);
+    const auto& p = request.problem;
+    REQUIRE(p.catalog.instances.size() == 1);
+    const auto& t = p.catalog.instances[0];
+    CHECK(t.name == "p3.2xlarge");
+    CHECK(t.gpus == 1);
+    CHECK(t.quota == 10);
+    CHECK(t.spot_usd_per_h == 1.25);
+    CHECK(t.on_demand_usd_per_h == 3.06);
+    CHECK_FALSE(t.gpu_memory_bytes.has_value());
+    CHECK(p.catalog.parameter_server_usd_per_h == 0.0);
+    CHECK(p.profile.parameter_bytes == 11.5e6);
+    CHECK(p.profile.required_bandwidth_bytes_per_s == 142e6);
+    CHECK(p.profile.ps_bandwidth_bytes_per_s == 1.2e9);
+    CHECK(p.profile.pcie_bandwidth_bytes_per_s == 1e10);
+    REQUIRE(p.profile.per_instance.size() == 1);
+    CHECK(p.profile.per_instance.at("p3.2xlarge").per_gpu_batch == 1024);
+    CHECK(p.profile.per_instance.at("p3.2xlarge").samples_per_s == 1885.0);
+    CHECK(p.profile.contention.alpha1 == 0.8);
+    CHECK(p.profile.contention.beta1 == -1.92);
+    CHECK(p.profile.loss.gamma1 == 876.5);
+    CHECK(p.profile.loss.gamma2 == -0.2);
+    CHECK(p.profile.loss.gamma3 == 2507.6);
+    CHECK_FALSE(p.profile.loss.gamma4.has_value());
+    CHECK(p.profile.loss.gamma5 == 0.5);
+    CHECK(p.goals.target_loss == 0.8);
+    CHECK(p.goals.deadline_s == 2400.0);
+    CHECK(p.existing == std::map<std::string, std::int32_t, std::less<>>{{"p3.2xlarge", 1}});
+    CHECK(request.options.pricing == dnnplan::price_kind::spot);
+    dnnplan::spot_options defaults;
+    defaults.pricing = dnnplan::price_kind::spot;
+    CHECK(same(request.options, defaults));
+
+    std::istringstream stream{std::string(example_text)};
+    CHECK(same(dnnplan::parse_spot_request(stream), request));
+}
+
+TEST_CASE("optional members take their defaults when absent", "[io][json]") {
+    auto doc = example_document();
+    doc.erase("existing");
+    doc.erase("options");
+    const auto request = dnnplan::parse_spot_request(doc.dump());
+    CHECK(request.problem.existing.empty());
+    CHECK(same(request.options, dnnplan::spot_options{}));
+
+    // Every option, and optional numbers given as null (= absent).
+    doc["options"] = {{"pricing", "on_demand"},
+                      {"billing_increment_s", 3600},
+                      {"objective", "minimize_time"},
+                      {"method", "exhaustive"},
+                      {"cap_at_n_upper", true},
+                      {"sliding_window_paper_bounds", false},
+                      {"sliding_window_wrap_around", true},
+                      {"node_budget", 1000},
+                      {"time_budget_s", 0.5},
+                      {"relative_gap", 0.01}};
+    doc["profile"]["loss"]["gamma4"] = nullptr;
+    doc["catalog"]["instances"][0]["gpu_memory_bytes"] = nullptr;
+    doc["catalog"]["parameter_server_usd_per_h"] = 0.25;
+    const auto full = dnnplan::parse_spot_request(doc.dump());
+    CHECK(full.options.pricing == dnnplan::price_kind::on_demand);
+    CHECK(full.options.billing_increment_s == 3600.0);
+    CHECK(full.options.objective == dnnplan::search_objective::minimize_time);
+    CHECK(full.options.method == dnnplan::spot_method::exhaustive);
+    CHECK(full.options.cap_at_n_upper);
+    CHECK_FALSE(full.options.sliding_window_paper_bounds);
+    CHECK(full.options.sliding_window_wrap_around);
+    CHECK(full.options.node_budget == 1000);
+    CHECK(full.options.time_budget_s == 0.5);
+    CHECK(full.options.relative_gap == 0.01);
+    CHECK_FALSE(full.problem.profile.loss.gamma4.has_value());
+    CHECK_FALSE(full.problem.catalog.instances[0].gpu_memory_bytes.has_value());
+    CHECK(full.problem.catalog.parameter_server_usd_per_h == 0.25);
+
+    // Integral fields accept an integral float (10.0) and the extremes of their type.
+    doc["catalog"]["instances"][0]["quota"] = 10.0;
+    CHECK(dnnplan::parse_spot_request(doc.dump()).problem.catalog.instances[0].quota == 10);
+    doc["catalog"]["instances"][0]["quota"] = 2147483647;
+    CHECK(dnnplan::parse_spot_request(doc.dump()).problem.catalog.instances[0].quota == 2147483647);
+    doc["options"]["node_budget"] = std::numeric_limits<std::int64_t>::max();
+    CHECK(dnnplan::parse_spot_request(doc.dump()).options.node_budget == std::numeric_limits<std::int64_t>::max());
+}
+
+TEST_CASE("unknown keys are rejected at every level, naming the key and the allowed keys", "[io][json]") {
+    auto top = example_document();
+    top["colour"] = "blue";
+    const auto e = expect_rejected(top, "colour");
+    CHECK(e.value() == "\"blue\"");
+    CHECK(e.expected().find("catalog") != std::string::npos);
+    CHECK(e.expected().find("options") != std::string::npos);
+
+    auto nested = example_document();
+    nested["catalog"]["instances"][0]["colour"] = {{"r", 1}};
+    const auto n = expect_rejected(nested, "catalog.instances[0].colour");
+    CHECK(n.value() == "{...}");
+    CHECK(n.expected().find("quota") != std::string::npos);
+    CHECK(n.expected().find("gpu_memory_bytes") != std::string::npos);
+
+    auto in_catalog = example_document();
+    in_catalog["catalog"]["currency"] = "EUR";
+    expect_rejected(in_catalog, "catalog.currency");
+    auto in_measurement = example_document();
+    in_measurement["profile"]["per_instance"]["p3.2xlarge"]["batch"] = 1;
+    expect_rejected(in_measurement, "profile.per_instance.p3.2xlarge.batch");
+    auto in_loss = example_document();
+    in_loss["profile"]["loss"]["gamma6"] = 1;
+    expect_rejected(in_loss, "profile.loss.gamma6");
+    auto in_options = example_document();
+    in_options["options"]["verbose"] = true;
+    expect_rejected(in_options, "options.verbose");
+    auto in_goals = example_document();
+    in_goals["goals"]["budget_usd"] = 10;
+    expect_rejected(in_goals, "goals.budget_usd");
+}
+
+TEST_CASE("missing required keys are named, with the value \"missing\"", "[io][json]") {
+    auto doc = example_document();
+    doc["profile"]["loss"].erase("gamma3");
+    const auto e = expect_rejected(doc, "profile.loss.gamma3");
+    CHECK(e.value() == "missing");
+    CHECK(e.expected() == "a number");
+
+    const std::vector<std::pair<std::string, std::string>> required = {
+        {"/catalog", "catalog"},
+        {"/profile", "profile"},
+        {"/goals", "goals"},
+        {"/catalog/instances", "catalog.instances"},
+        {"/catalog/instances/0/name", "catalog.instances[0].name"},
+        {"/catalog/instances/0/gpus", "catalog.instances[0].gpus"},
+        {"/catalog/instances/0/quota", "catalog.instances[0].quota"},
+        {"/catalog/instances/0/spot_usd_per_h", "catalog.instances[0].spot_usd_per_h"},
+        {"/catalog/instances/0/on_demand_usd_per_h", "catalog.instances[0].on_demand_usd_per_h"},
+        {"/profile/parameter_bytes", "profile.parameter_bytes"},
+        {"/profile/required_bandwidth_bytes_per_s", "profile.required_bandwidth_bytes_per_s"},
+        {"/profile/ps_bandwidth_bytes_per_s", "profile.ps_bandwidth_bytes_per_s"},
+        {"/profile/pcie_bandwidth_bytes_per_s", "profile.pcie_bandwidth_bytes_per_s"},
+        {"/profile/per_instance", "profile.per_instance"},
+        {"/profile/per_instance/p3.2xlarge/per_gpu_batch", "profile.per_instance.p3.2xlarge.per_gpu_batch"},
+        {"/profile/per_instance/p3.2xlarge/samples_per_s", "profile.per_instance.p3.2xlarge.samples_per_s"},
+        {"/profile/contention", "profile.contention"},
+        {"/profile/contention/alpha1", "profile.contention.alpha1"},
+        {"/profile/contention/beta1", "profile.contention.beta1"},
+        {"/profile/loss", "profile.loss"},
+        {"/profile/loss/gamma1", "profile.loss.gamma1"},
+        {"/profile/loss/gamma2", "profile.loss.gamma2"},
+        {"/profile/loss/gamma5", "profile.loss.gamma5"},
+        {"/goals/target_loss", "goals.target_loss"},
+        {"/goals/deadline_s", "goals.deadline_s"},
+    };
+    for (const auto& [pointer, field] : required) {
+        const ordered_json::json_pointer at(pointer);
+        auto d = example_document();
+        d[at.parent_pointer()].erase(at.back());
+        CHECK(expect_rejected(d, field).value() == "missing");
+    }
+}
+
+TEST_CASE("wrong JSON types name the field and the expected type", "[io][json]") {
+    struct wrong { std::string pointer; ordered_json value; std::string field; std::string expected; };
+    const std::vector<wrong> cases = {
+        {"/catalog", ordered_json::array(), "catalog", "an object"},
+        {"/catalog/instances", ordered_json::object(), "catalog.instances", "an array"},
+        {"/catalog/instances/0", "p3.2xlarge", "catalog.instances[0]", "an object"},
+        {"/catalog/instances/0/name", 3, "catalog.instances[0].name", "a string"},
+        {"/catalog/instances/0/spot_usd_per_h", "1.25", "catalog.instances[0].spot_usd_per_h", "a number"},
+        {"/catalog/instances/0/gpu_memory_bytes", true, "catalog.instances[0].gpu_memory_bytes", "a number or null"},
+        {"/profile/per_instance", ordered_json::array(), "profile.per_instance", "an object"},
+        {"/profile/loss/gamma4", "0", "profile.loss.gamma4", "a number or null"},
+        {"/goals/deadline_s", nullptr, "goals.deadline_s", "a number"},
+        {"/existing", ordered_json::array({1}), "existing", "an object"},
+        {"/existing/p3.2xlarge", "1", "existing.p3.2xlarge", "an integer in [0, 2147483647]"},
+        {"/options", nullptr, "options", "an object"},
+        {"/options/cap_at_n_upper", 1, "options.cap_at_n_upper", "true or false"},
+        {"/options/pricing", 0, "options.pricing", R"(one of "spot", "on_demand")"},
+    };
+    for (const auto& c : cases) {
+        auto doc = example_document();
+        doc[ordered_json::json_pointer(c.pointer)] = c.value;
+        CHECK(expect_rejected(doc, c.field).expected() == c.expected);
+    }
+    // A document that is not an object at all.
+    const auto root = rejection_of("[1, 2]");
+    REQUIRE(root.has_value());
+    CHECK(root->field() == "(root)");
+    CHECK(root->expected() == "an object");
+}
+
+TEST_CASE("integral fields take non-negative integers that fit their type", "[io][json]") {
+    const std::string quota = "catalog.instances[0].quota";
+    for (const ordered_json& bad : {ordered_json(2.5), ordered_json(-1), ordered_json(1e20),
+                                    ordered_json(2147483648LL), ordered_json(-0.5), ordered_json("10")}) {
+        auto doc = example_document();
+        doc["catalog"]["instances"][0]["quota"] = bad;
+        const auto e = expect_rejected(doc, quota);
+        CHECK(e.expected() == "an integer in [0, 2147483647]");
+        CHECK(e.value() == bad.dump());
+    }
+    for (const ordered_json& bad : {ordered_json(1024.5), ordered_json(-1024)}) {
+        auto doc = example_document();
+        doc["profile"]["per_instance"]["p3.2xlarge"]["per_gpu_batch"] = bad;
+        expect_rejected(doc, "profile.per_instance.p3.2xlarge.per_gpu_batch");
+    }
+    for (const ordered_json& bad : {ordered_json(-1), ordered_json(1.5), ordered_json(4294967296LL)}) {
+        auto doc = example_document();
+        doc["catalog"]["instances"][0]["gpus"] = bad;
+        expect_rejected(doc, "catalog.instances[0].gpus");
+        doc = example_document();
+        doc["existing"]["p3.2xlarge"] = bad;
+        expect_rejected(doc, "existing.p3.2xlarge");
+    }
+    for (const ordered_json& bad : {ordered_json(9223372036854775808ULL), ordered_json(1e19), ordered_json(-1),
+                                    ordered_json(0.5)}) {
+        auto doc = example_document();
+        doc["options"]["node_budget"] = bad;
+        CHECK(expect_rejected(doc, "options.node_budget").expected() == "an integer in [0, 9223372036854775807]");
+    }
+    // From text too, where 1e20 and 2.5 are floats and -1 a signed integer.
+    for (const std::string_view bad : {"2.5", "-1", "1e20", "18446744073709551616", "1E2.0"}) {
+        std::string text(example_text);
+        text.replace(text.find("\"quota\": 10"), std::string_view("\"quota\": 10").size(),
+                     "\"quota\": " + std::string(bad));
+        INFO(bad);
+        try {
+            (void)dnnplan::parse_spot_request(text);
+            FAIL("accepted");
+        } catch (const dnnplan::invalid_input& e) {
+            CHECK(e.field() == quota);
+        } catch (const dnnplan::parse_error&) {
+            CHECK(bad == "1E2.0");  // not a JSON number
+        }
+    }
+}
+
+TEST_CASE("numbers must be finite numbers: strings such as \"nan\" are not numbers", "[io][json]") {
+    for (const char* text : {"nan", "NaN", "inf", "Infinity", "1e3"}) {
+        auto doc = example_document();
+        doc["profile"]["parameter_bytes"] = text;
+        CHECK(expect_rejected(doc, "profile.parameter_bytes").expected() == "a number");
+    }
+    // A nlohmann value built in code can hold NaN and infinity; the reader rejects them too.
+    nlohmann::json doc = nlohmann::json::parse(example_text);
+    doc["goals"]["deadline_s"] = std::numeric_limits<double>::quiet_NaN();
+    auto e = rejection_of_value<dnnplan::spot_request>(doc);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "goals.deadline_s");
+    CHECK(e->value() == "nan");
+    CHECK(e->expected() == "a finite number");
+    doc["goals"]["deadline_s"] = 2400;
+    doc["profile"]["contention"]["beta1"] = -std::numeric_limits<double>::infinity();
+    e = rejection_of_value<dnnplan::spot_request>(doc);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "profile.contention.beta1");
+    doc["profile"]["contention"]["beta1"] = -1.92;
+    doc["catalog"]["instances"][0]["quota"] = std::numeric_limits<double>::quiet_NaN();
+    e = rejection_of_value<dnnplan::spot_request>(doc);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "catalog.instances[0].quota");
+    CHECK(e->value() == "nan");
+    // A number too large for a double is malformed text.
+    std::string text(example_text);
+    text.replace(text.find("2400"), 4, "1e400");
+    CHECK_THROWS_AS(dnnplan::parse_spot_request(text), dnnplan::parse_error);
+}
+
+TEST_CASE("semantic rules run after the structure, with the same field paths", "[io][json]") {
+    auto unknown_measurement = example_document();
+    unknown_measurement["profile"]["per_instance"]["p9.huge"] = {{"per_gpu_batch", 1}, {"samples_per_s", 1}};
+    expect_rejected(unknown_measurement, "profile.per_instance.p9.huge");
+
+    auto duplicate = example_document();
+    duplicate["catalog"]["instances"].push_back(duplicate["catalog"]["instances"][0]);
+    const auto d = expect_rejected(duplicate, "catalog.instances[1].name");
+    CHECK(d.value() == "\"p3.2xlarge\"");
+
+    auto unknown_existing = example_document();
+    unknown_existing["existing"]["p9.huge"] = 1;
+    expect_rejected(unknown_existing, "existing.p9.huge");
+
+    auto above_quota = example_document();
+    above_quota["existing"]["p3.2xlarge"] = 11;
+    const auto q = expect_rejected(above_quota, "existing.p3.2xlarge");
+    CHECK(q.value() == "11");
+    CHECK(q.expected().find("quota") != std::string::npos);
+
+    auto reserved = example_document();
+    reserved["options"]["pricing"] = "reserved";
+    const auto r = expect_rejected(reserved, "options.pricing");
+    CHECK(r.value() == "\"reserved\"");
+    CHECK(r.expected() == R"(one of "spot", "on_demand")");
+
+    auto method = example_document();
+    method["options"]["method"] = "greedy";
+    CHECK(expect_rejected(method, "options.method").expected() == R"(one of "exact", "exhaustive", "sliding_window")");
+    auto objective = example_document();
+    objective["options"]["objective"] = "minimise_cost";
+    expect_rejected(objective, "options.objective");
+
+    struct bad { std::string pointer; ordered_json value; std::string field; };
+    const std::vector<bad> cases = {
+        {"/catalog/instances", ordered_json::array(), "catalog.instances"},
+        {"/catalog/instances/0/name", "", "catalog.instances[0].name"},
+        {"/catalog/instances/0/gpus", 0, "catalog.instances[0].gpus"},
+        {"/catalog/instances/0/spot_usd_per_h", 0, "catalog.instances[0].spot_usd_per_h"},
+        {"/catalog/instances/0/on_demand_usd_per_h", -3.06, "catalog.instances[0].on_demand_usd_per_h"},
+        {"/catalog/instances/0/gpu_memory_bytes", 0, "catalog.instances[0].gpu_memory_bytes"},
+        {"/catalog/parameter_server_usd_per_h", -1, "catalog.parameter_server_usd_per_h"},
+        {"/profile/parameter_bytes", 0, "profile.parameter_bytes"},
+        {"/profile/per_instance", ordered_json::object(), "profile.per_instance"},
+        {"/profile/per_instance/p3.2xlarge/per_gpu_batch", 0, "profile.per_instance.p3.2xlarge.per_gpu_batch"},
+        {"/profile/per_instance/p3.2xlarge/samples_per_s", 0, "profile.per_instance.p3.2xlarge.samples_per_s"},
+        {"/profile/loss/gamma1", -1, "profile.loss.gamma1"},
+        {"/profile/loss/gamma4", -0.5, "profile.loss.gamma4"},
+        {"/goals/deadline_s", 0, "goals.deadline_s"},
+        {"/options/billing_increment_s", -1, "options.billing_increment_s"},
+        {"/options/time_budget_s", -1, "options.time_budget_s"},
+        {"/options/relative_gap", 1, "options.relative_gap"},
+    };
+    for (const auto& c : cases) {
+        auto doc = example_document();
+        doc[ordered_json::json_pointer(c.pointer)] = c.value;
+        expect_rejected(doc, c.field);
+    }
+}
+
+TEST_CASE("malformed JSON is a parse_error with the byte position", "[io][json]") {
+    const auto where_of = [](std::string_view text) -> std::string {
+        try {
+            (void)dnnplan::parse_spot_request(text);
+        } catch (const dnnplan::parse_error& e) {
+            return e.where();
+        }
+        return "no parse_error";
+    };
+    CHECK(where_of(R"({"catalog": })") == "byte 13");  // the '}' is the 13th byte read
+    CHECK(where_of("") == "byte 1");  // nlohmann counts the end of input as read
+    CHECK(where_of("{} x") == "byte 4");
+    CHECK(where_of(R"({"a": 1,})") == "byte 9");
+    CHECK(where_of("{\"a\": 1} // comment") == "byte 10");
+
+    try {
+        (void)dnnplan::parse_spot_request(R"({"catalog": })");
+        FAIL("accepted");
+    } catch (const dnnplan::parse_error& e) {
+        const std::string what = e.what();
+        CHECK(what.starts_with("parse error at byte 13: line 1, column 13: syntax error"));
+        CHECK(what.find("json.exception") == std::string::npos);
+    }
+
+    std::istringstream stream(R"({"goals": [1, 2})");
+    CHECK_THROWS_AS(dnnplan::parse_spot_request(stream), dnnplan::parse_error);
+
+    // Deep nesting is read without recursion: an error, not a stack overflow.
+    const std::size_t depth = 100000;
+    const std::string deep = "{\"colour\": " + std::string(depth, '[') + std::string(depth, ']') + "}";
+    const auto e = rejection_of(deep);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "colour");
+    CHECK(e->value() == "[...]");
+    CHECK_THROWS_AS(dnnplan::parse_spot_request("{\"catalog\": " + std::string(depth, '[')), dnnplan::parse_error);
+
+    // Every proper prefix of a valid document is malformed, never an invalid_input or worse.
+    for (std::size_t n = 0; n < example_text.size(); ++n) {
+        INFO("prefix of " << n << " bytes");
+        CHECK_THROWS_AS(dnnplan::parse_spot_request(example_text.substr(0, n)), dnnplan::parse_error);
+    }
+}
+
+TEST_CASE("no edit of a document lets anything but dnnplan::error escape", "[io][json][property]") {
+    // Every value of the example replaced by values of every JSON type, and every key removed.
+    const ordered_json flat = example_document().flatten();
+    const std::vector<ordered_json> replacements = {
+        nullptr, true, 0, -1, 2.5, 1e300, 4294967296LL, 18446744073709551615ULL, "", "x", ordered_json::array(),
+        ordered_json::array({1, "a"}), ordered_json::object(), ordered_json{{"k", nullptr}}};
+    std::size_t accepted = 0;
+    std::size_t rejected = 0;
+    const auto attempt = [&](const ordered_json& doc) {
+        try {
+            (void)dnnplan::parse_spot_request(doc.dump());
+            (void)doc.get<dnnplan::spot_request>();
+            (void)nlohmann::json(doc).get<dnnplan::spot_request>();
+            ++accepted;
+        } catch (const dnnplan::invalid_input& e) {
+            CHECK_FALSE(e.field().empty());
+            ++rejected;
+        } catch (const std::exception& e) {
+            FAIL("escaped: " << e.what() << " for " << doc.dump());
+        }
+    };
+    for (auto it = flat.begin(); it != flat.end(); ++it) {
+        const ordered_json::json_pointer at(it.key());
+        for (const auto& value : replacements) {
+            auto doc = example_document();
+            doc[at] = value;
+            attempt(doc);
+            // The same value one level up (replacing the containing object).
+            auto up = example_document();
+            up[at.parent_pointer()] = value;
+            attempt(up);
+        }
+        auto removed = example_document();
+        removed[at.parent_pointer()].erase(at.back());
+        attempt(removed);
+    }
+    CHECK(accepted > 0);
+    CHECK(rejected > accepted);
+}
+
+TEST_CASE("each type read on its own names fields from its own root", "[io][json]") {
+    const auto doc = nlohmann::json::parse(example_text);
+
+    auto catalog = doc["catalog"];
+    catalog["instances"][0]["gpus"] = "one";
+    auto e = rejection_of_value<dnnplan::instance_catalog>(catalog);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "instances[0].gpus");
+    catalog["instances"][0]["gpus"] = 0;  // a semantic rule, from validate()
+    e = rejection_of_value<dnnplan::instance_catalog>(catalog);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "instances[0].gpus");
+    CHECK(e->expected() == "an integer >= 1");
+
+    // Inside a request the same fault is named from the request's root.
+    auto request = doc;
+    request["catalog"]["instances"][0]["gpus"] = 0;
+    e = rejection_of_value<dnnplan::spot_request>(request);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "catalog.instances[0].gpus");
+
+    auto profile = doc["profile"];
+    profile["per_instance"]["p3.2xlarge"]["samples_per_s"] = 0;
+    e = rejection_of_value<dnnplan::workload_profile>(profile);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "per_instance.p3.2xlarge.samples_per_s");
+    // Alone, a profile has no catalog: any per_instance name is accepted.
+    profile["per_instance"]["p3.2xlarge"]["samples_per_s"] = 1885;
+    profile["per_instance"]["anything"] = {{"per_gpu_batch", 8}, {"samples_per_s", 10}};
+    CHECK(profile.get<dnnplan::workload_profile>().per_instance.size() == 2);
+
+    auto goals = doc["goals"];
+    goals["deadline_s"] = -1;
+    e = rejection_of_value<dnnplan::training_goals>(goals);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "deadline_s");
+
+    e = rejection_of_value<dnnplan::spot_options>(nlohmann::json{{"relative_gap", 2}});
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "relative_gap");
+    e = rejection_of_value<dnnplan::spot_options>(nlohmann::json{{"pricing", "reserved"}});
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "pricing");
+
+    auto problem = doc;
+    problem.erase("options");
+    problem["existing"]["p3.2xlarge"] = 11;
+    e = rejection_of_value<dnnplan::spot_problem>(problem);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "existing.p3.2xlarge");
+    problem["options"] = nlohmann::json::object();  // a request's key, not a problem's
+    e = rejection_of_value<dnnplan::spot_problem>(problem);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "options");
+
+    e = rejection_of_value<dnnplan::instance_type>(nlohmann::json{{"name", "x"}});
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "gpus");
+    e = rejection_of_value<dnnplan::loss_coefficients>(nlohmann::json{{"gamma1", 1}, {"gamma2", 1}, {"gamma3", 1}});
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "gamma5");
+    e = rejection_of_value<dnnplan::instance_profile>(nlohmann::json{{"per_gpu_batch", 1.5}, {"samples_per_s", 1}});
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "per_gpu_batch");
+    e = rejection_of_value<dnnplan::contention_coefficients>(nlohmann::json{{"alpha1", 1}, {"beta1", "x"}});
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "beta1");
+
+    // Values at the root.
+    e = rejection_of_value<dnnplan::instance_catalog>(nlohmann::json(42));
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "(root)");
+    CHECK(e->value() == "42");
+    e = rejection_of_value<dnnplan::price_kind>(nlohmann::json("reserved"));
+    REQUIRE(e.has_value());
+    CHECK(e->field() == "(root)");
+    CHECK(nlohmann::json("on_demand").get<dnnplan::price_kind>() == dnnplan::price_kind::on_demand);
+
+    // On failure the target is left as it was.
+    dnnplan::instance_catalog kept;
+    kept.parameter_server_usd_per_h = 7;
+    CHECK_THROWS_AS(dnnplan::from_json(catalog, kept), dnnplan::invalid_input);
+    CHECK(kept.instances.empty());
+    CHECK(kept.parameter_server_usd_per_h == 7);
+}
+
+TEST_CASE("enums are written by name", "[io][json]") {
+    using dnnplan::solve_status;
+    for (const auto status : {solve_status::optimal, solve_status::feasible, solve_status::infeasible,
+                              solve_status::not_found, solve_status::budget_exhausted}) {
+        const nlohmann::json j = status;
+        CHECK(j == std::string(to_string(status)));
+        CHECK(j.get<solve_status>() == status);
+    }
+    for (const auto p : {dnnplan::price_kind::spot, dnnplan::price_kind::on_demand}) {
+        CHECK(nlohmann::json(p) == std::string(to_string(p)));
+        check_round_trip(p);
+    }
+    for (const auto o : {dnnplan::search_objective::minimize_cost, dnnplan::search_objective::minimize_time}) {
+        CHECK(nlohmann::json(o) == std::string(to_string(o)));
+        check_round_trip(o);
+    }
+    CHECK(nlohmann::json(dnnplan::spot_method::exact) == "exact");
+    CHECK(nlohmann::json(dnnplan::spot_method::exhaustive) == "exhaustive");
+    CHECK(nlohmann::json(dnnplan::spot_method::sliding_window) == "sliding_window");
+    for (const auto m : {dnnplan::spot_method::exact, dnnplan::spot_method::exhaustive,
+                         dnnplan::spot_method::sliding_window})
+        check_round_trip(m);
+}
+
+TEST_CASE("every input type round-trips field by field", "[io][json][round_trip]") {
+    const auto request = rich_request();
+    const auto& problem = request.problem;
+    REQUIRE_NOTHROW(problem.validate());
+    REQUIRE_NOTHROW(request.options.validate());
+
+    check_round_trip(request);
+    check_round_trip(problem);
+    check_round_trip(problem.catalog);
+    for (const auto& t : problem.catalog.instances) check_round_trip(t);
+    check_round_trip(problem.profile);
+    for (const auto& [name, measured] : problem.profile.per_instance) check_round_trip(measured);
+    check_round_trip(problem.profile.contention);
+    check_round_trip(problem.profile.loss);
+    check_round_trip(problem.goals);
+    check_round_trip(request.options);
+    check_round_trip(dnnplan::spot_options{});
+
+    // The example document, and the request's own text.
+    const auto example = dnnplan::parse_spot_request(example_text);
+    check_round_trip(example);
+    CHECK(same(dnnplan::parse_spot_request(dnnplan::to_json_text(request)), request));
+    CHECK(same(dnnplan::parse_spot_request(dnnplan::to_json_text(example, -1)), example));
+
+    // Absent optionals are omitted, not written as null.
+    const nlohmann::json j = example;
+    CHECK_FALSE(j["catalog"]["instances"][0].contains("gpu_memory_bytes"));
+    CHECK_FALSE(j["profile"]["loss"].contains("gamma4"));
+
+    // The text keeps declaration order: catalog, profile, goals, existing, options.
+    const std::string text = dnnplan::to_json_text(request);
+    CHECK(text.find("\"catalog\"") < text.find("\"profile\""));
+    CHECK(text.find("\"profile\"") < text.find("\"goals\""));
+    CHECK(text.find("\"goals\"") < text.find("\"existing\""));
+    CHECK(text.find("\"existing\"") < text.find("\"options\""));
+}
+
+TEST_CASE("results round-trip with and without a plan, and with an infinite lower bound",
+          "[io][json][round_trip]") {
+    const auto with_plan = result_with_plan();
+    const auto without_plan = result_without_plan();
+    for (const auto& r : {with_plan, without_plan}) {
+        // nlohmann::json sorts the counts by name; ordered_json and the text keep catalog order.
+        const nlohmann::json sorted = r;
+        const auto back = sorted.get<dnnplan::spot_result>();
+        auto counts = r.counts;
+        std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+        auto expected = r;
+        expected.counts = counts;
+        CHECK(same(back, expected));
+        const ordered_json ordered = r;
+        CHECK(same(ordered.get<dnnplan::spot_result>(), r));
+        CHECK(same(dnnplan::parse_spot_result(dnnplan::to_json_text(r)), r));
+        CHECK(same(dnnplan::parse_spot_result(dnnplan::to_json_text(r, -1)), r));
+        std::istringstream stream(dnnplan::to_json_text(r, 4));
+        CHECK(same(dnnplan::parse_spot_result(stream), r));
+    }
+    check_round_trip(*with_plan.prediction);
+    check_round_trip(with_plan.counters);
+    check_round_trip(with_plan.counts[0]);
+
+    // The layout: prediction flattened, null without a plan, null lower bound for +infinity.
+    const ordered_json a = with_plan;
+    CHECK(a["status"] == "optimal");
+    CHECK(a["reason"] == "");
+    CHECK(a["workers"] == 10);
+    CHECK(a["cost_usd"] == 8.0416);
+    CHECK(a["lower_bound"] == 8.0416);
+    CHECK(a["fastest_training_time_s"].is_null());
+    CHECK(a["counters"] == ordered_json{{"nodes", 123}, {"clusters_evaluated", 45}, {"pruned_by_bound", 6},
+                                        {"pruned_by_deadline", 7}});
+    CHECK(a["counts"].dump() == R"({"p3.2xlarge":3,"g4dn.4xlarge":0,"a1":7})");
+    const ordered_json b = without_plan;
+    for (const char* key : {"workers", "training_time_s", "cost_usd", "normalized_iterations", "wa_batch",
+                            "convergence_coefficient", "samples_per_s", "iterations_per_s",
+                            "expected_iteration_time_s", "usd_per_h", "billed_s", "lower_bound"}) {
+        INFO(key);
+        CHECK(b.contains(key));
+        CHECK(b[key].is_null());
+    }
+    CHECK(b["counts"] == ordered_json::object());
+    CHECK(b["fastest_training_time_s"] == 3000.5);
+
+    // The text's key order: status, reason, counts, the prediction, lower_bound, ..., counters.
+    const std::string text = dnnplan::to_json_text(with_plan);
+    std::size_t last = 0;
+    for (const char* key : {"\"status\"", "\"reason\"", "\"counts\"", "\"p3.2xlarge\"", "\"g4dn.4xlarge\"", "\"a1\"",
+                            "\"workers\"", "\"training_time_s\"", "\"cost_usd\"", "\"billed_s\"", "\"lower_bound\"",
+                            "\"fastest_training_time_s\"", "\"counters\"", "\"nodes\""}) {
+        INFO(key);
+        const auto at = text.find(key);
+        REQUIRE(at != std::string::npos);
+        CHECK(at > last);
+        last = at;
+    }
+
+    // A heuristic's result: feasible, lower bound 0 (no proof).
+    auto heuristic = with_plan;
+    heuristic.status = dnnplan::solve_status::feasible;
+    heuristic.reason = "sliding window: \"optimality\" not proven\n";
+    heuristic.lower_bound = 0;
+    CHECK(same(dnnplan::parse_spot_result(dnnplan::to_json_text(heuristic)), heuristic));
+}
+
+TEST_CASE("a solver's result round-trips through text", "[io][json][round_trip]") {
+    const auto request = dnnplan::parse_spot_request(example_text);
+    const auto result = dnnplan::solve(request.problem, request.options);
+    CHECK(result.status == dnnplan::solve_status::optimal);
+    CHECK(same(dnnplan::parse_spot_result(dnnplan::to_json_text(result)), result));
+
+    auto impossible = request;
+    impossible.problem.goals.deadline_s = 1;
+    const auto infeasible = dnnplan::solve(impossible.problem, impossible.options);
+    CHECK(infeasible.status == dnnplan::solve_status::infeasible);
+    CHECK(same(dnnplan::parse_spot_result(dnnplan::to_json_text(infeasible)), infeasible));
+}
+
+TEST_CASE("malformed results are rejected naming the field", "[io][json]") {
+    const ordered_json good = result_with_plan();
+    struct bad { std::string key; ordered_json value; std::string field; };
+    const std::vector<bad> cases = {
+        {"status", "great", "status"},
+        {"reason", nullptr, "reason"},
+        {"counts", ordered_json::array(), "counts"},
+        {"cost_usd", nullptr, "cost_usd"},         // a plan without its cost
+        {"workers", nullptr, "training_time_s"},   // no plan, but figures
+        {"workers", -1, "workers"},
+        {"lower_bound", "inf", "lower_bound"},
+        {"fastest_training_time_s", "x", "fastest_training_time_s"},
+        {"extra", 1, "extra"},
+    };
+    for (const auto& c : cases) {
+        auto doc = good;
+        doc[c.key] = c.value;
+        INFO(doc.dump());
+        try {
+            (void)dnnplan::parse_spot_result(doc.dump());
+            FAIL("accepted");
+        } catch (const dnnplan::invalid_input& e) {
+            CHECK(e.field() == c.field);
+        }
+    }
+    auto negative = good;
+    negative["counts"]["a1"] = -7;
+    CHECK_THROWS_MATCHES(dnnplan::parse_spot_result(negative.dump()), dnnplan::invalid_input,
+                         Catch::Predicate<dnnplan::invalid_input>(
+                             [](const dnnplan::invalid_input& e) { return e.field() == "counts.a1"; }));
+    auto counter = good;
+    counter["counters"]["nodes"] = 1.5;
+    CHECK_THROWS_MATCHES(dnnplan::parse_spot_result(counter.dump()), dnnplan::invalid_input,
+                         Catch::Predicate<dnnplan::invalid_input>(
+                             [](const dnnplan::invalid_input& e) { return e.field() == "counters.nodes"; }));
+    auto missing = good;
+    missing.erase("billed_s");
+    CHECK_THROWS_MATCHES(dnnplan::parse_spot_result(missing.dump()), dnnplan::invalid_input,
+                         Catch::Predicate<dnnplan::invalid_input>([](const dnnplan::invalid_input& e) {
+                             return e.field() == "billed_s" && e.value() == "missing";
+                         }));
+    CHECK_THROWS_AS(dnnplan::parse_spot_result("{\"status\": "), dnnplan::parse_error);
+}
