@@ -21,12 +21,12 @@ enum class price_kind { spot, on_demand };
 }
 
 struct instance_type {
-    std::string name;
+    std::string name{};
     std::int32_t gpus = 1;            ///< GPUs per instance (each runs one model replica's share)
     std::int32_t quota = 0;           ///< most instances of this type the account may run at once
     double spot_usd_per_h = 0.0;
     double on_demand_usd_per_h = 0.0;
-    std::optional<double> gpu_memory_bytes;  ///< per GPU; only needed for eq. (10) (model/memory.hpp)
+    std::optional<double> gpu_memory_bytes{};  ///< per GPU; only needed for eq. (10) (model/memory.hpp)
 
     [[nodiscard]] double usd_per_h(price_kind p) const noexcept {
         return p == price_kind::spot ? spot_usd_per_h : on_demand_usd_per_h;
@@ -34,7 +34,7 @@ struct instance_type {
 };
 
 struct instance_catalog {
-    std::vector<instance_type> instances;
+    std::vector<instance_type> instances{};
     /// Price of the parameter-server instance, paid for the whole training time (0: not billed).
     double parameter_server_usd_per_h = 0.0;
 

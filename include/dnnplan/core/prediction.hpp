@@ -12,7 +12,7 @@ using cluster_counts = std::vector<std::int32_t>;
 
 /// A named count, as reported in results.
 struct type_count {
-    std::string name;
+    std::string name{};
     std::int32_t count = 0;
     friend bool operator==(const type_count&, const type_count&) = default;
 };

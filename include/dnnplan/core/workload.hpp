@@ -32,7 +32,7 @@ struct loss_coefficients {
     double gamma1 = 0.0;  ///< iteration offset, >= 0
     double gamma2 = 0.0;
     double gamma3 = 0.0;
-    std::optional<double> gamma4;  ///< >= 0 when present
+    std::optional<double> gamma4{};  ///< >= 0 when present
     double gamma5 = 0.0;  ///< asymptotic loss
 };
 
@@ -43,9 +43,9 @@ struct workload_profile {
     double ps_bandwidth_bytes_per_s = 0.0;         ///< B_ps
     double pcie_bandwidth_bytes_per_s = 0.0;       ///< B_pcie inside a worker
     /// Measurements keyed by instance type name. Types without an entry are not candidates.
-    std::map<std::string, instance_profile, std::less<>> per_instance;
-    contention_coefficients contention;
-    loss_coefficients loss;
+    std::map<std::string, instance_profile, std::less<>> per_instance{};
+    contention_coefficients contention{};
+    loss_coefficients loss{};
 
     /// Throws invalid_input naming the first bad field. Every per_instance key must name a
     /// type of `catalog`.

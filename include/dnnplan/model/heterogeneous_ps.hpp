@@ -24,7 +24,7 @@ struct ps_network {
     double required_bandwidth_bytes_per_s = 0.0;  ///< B_req
     double ps_bandwidth_bytes_per_s = 0.0;        ///< B_ps
     double pcie_bandwidth_bytes_per_s = 0.0;      ///< B_pcie
-    contention_coefficients contention;           ///< alpha1, beta1 of eq. (9)
+    contention_coefficients contention{};           ///< alpha1, beta1 of eq. (9)
 
     void validate(std::string_view path = "network") const {
         const std::string base(path);
@@ -46,7 +46,7 @@ struct ps_worker_type {
 
 /// A worker type described by a measurement: one worker of this type training alone.
 struct measured_worker_type {
-    std::string name;            ///< for error messages
+    std::string name{};            ///< for error messages
     std::int32_t gpus = 1;
     double worker_batch = 0.0;
     double samples_per_s = 0.0;  ///< measured speed of one worker alone (n = 1)

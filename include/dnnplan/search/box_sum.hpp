@@ -20,8 +20,8 @@ namespace dnnplan {
 
 /// The set Y. Requires lo <= hi element-wise and sum lo <= m <= sum hi.
 struct box_sum_set {
-    std::span<const std::int32_t> lo;
-    std::span<const std::int32_t> hi;
+    std::span<const std::int32_t> lo{};
+    std::span<const std::int32_t> hi{};
     std::int64_t m = 0;
 };
 

@@ -17,8 +17,8 @@
 namespace dnnplan {
 
 struct cluster_space {
-    std::vector<std::int32_t> lower;  ///< per type: at least this many (existing instances)
-    std::vector<std::int32_t> upper;  ///< per type: at most this many (quota)
+    std::vector<std::int32_t> lower{};  ///< per type: at least this many (existing instances)
+    std::vector<std::int32_t> upper{};  ///< per type: at most this many (quota)
     std::int64_t min_workers = 1;     ///< smallest cluster size n
     std::int64_t max_workers = std::numeric_limits<std::int64_t>::max();  ///< largest n
 

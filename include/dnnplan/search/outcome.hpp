@@ -21,13 +21,13 @@ struct cluster_goals {
 
 struct search_outcome {
     solve_status status = solve_status::infeasible;
-    std::string reason;
-    cluster_counts counts;                         ///< the plan (empty when none)
-    std::optional<cluster_prediction> prediction;  ///< its figures
+    std::string reason{};
+    cluster_counts counts{};                         ///< the plan (empty when none)
+    std::optional<cluster_prediction> prediction{};  ///< its figures
     double lower_bound = 0.0;                      ///< proven bound on the objective
     /// Set when no plan meets the deadline: the shortest training time of any plan.
-    std::optional<double> fastest_training_time_s;
-    search_counters counters;
+    std::optional<double> fastest_training_time_s{};
+    search_counters counters{};
 };
 
 [[nodiscard]] constexpr double objective_value(const cluster_prediction& p, search_objective o) noexcept {

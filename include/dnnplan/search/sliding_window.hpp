@@ -28,7 +28,7 @@ struct sliding_window_options {
     /// size from 1 to the number of listed instances (the released artifact).
     bool paper_bounds = true;
     /// n_upper of eq. (15), from the throughput model; none: no upper cap.
-    std::optional<std::int64_t> n_upper;
+    std::optional<std::int64_t> n_upper{};
     /// Windows wrap around the end of the sorted list, as the released artifact's do.
     bool wrap_around = false;
 };

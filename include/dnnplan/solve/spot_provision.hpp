@@ -66,12 +66,12 @@ struct spot_options {
 };
 
 struct spot_problem {
-    instance_catalog catalog;
-    workload_profile profile;
-    training_goals goals;
+    instance_catalog catalog{};
+    workload_profile profile{};
+    training_goals goals{};
     /// Instances already running that the plan must keep (the re-plan after a revocation):
     /// name -> count. They count against the quota and are billed.
-    std::map<std::string, std::int32_t, std::less<>> existing;
+    std::map<std::string, std::int32_t, std::less<>> existing{};
 
     void validate(std::string_view path = "") const {
         const std::string p = path.empty() ? std::string() : std::string(path) + ".";
@@ -95,22 +95,22 @@ struct spot_problem {
 
 /// A problem file: the problem and the options it asks for.
 struct spot_request {
-    spot_problem problem;
-    spot_options options;
+    spot_problem problem{};
+    spot_options options{};
 };
 
 struct spot_result {
     solve_status status = solve_status::infeasible;
-    std::string reason;  ///< why, for every status but optimal
+    std::string reason{};  ///< why, for every status but optimal
     /// Counts for every catalog type, catalog order (empty when there is no plan).
-    std::vector<type_count> counts;
-    std::optional<cluster_prediction> prediction;  ///< figures of the plan, if there is one
+    std::vector<type_count> counts{};
+    std::optional<cluster_prediction> prediction{};  ///< figures of the plan, if there is one
     /// Proven lower bound on the objective (cost in USD, or time in s) over all plans; equals
     /// the plan's value when optimal, +inf when infeasible. Heuristics report 0 (no proof).
     double lower_bound = 0.0;
     /// When infeasible because of the deadline: the shortest training time any plan reaches.
-    std::optional<double> fastest_training_time_s;
-    search_counters counters;
+    std::optional<double> fastest_training_time_s{};
+    search_counters counters{};
 };
 
 /// Any asynchronous throughput model, convergence model and cost model, over a cluster space.
@@ -121,8 +121,8 @@ struct async_provisioner {
     Throughput throughput;
     Convergence convergence;
     Cost cost;
-    cluster_space space;
-    std::optional<std::int64_t> n_upper;  ///< eq. (15) when the throughput model defines it
+    cluster_space space{};
+    std::optional<std::int64_t> n_upper{};  ///< eq. (15) when the throughput model defines it
 
     /// Figures of one cluster (counts in model type order). Allocation-free.
     [[nodiscard]] cluster_prediction predict(std::span<const std::int32_t> counts, double target_loss) const noexcept {
@@ -190,8 +190,8 @@ using spotdnn_provisioner = async_provisioner<heterogeneous_ps_model, spotdnn_lo
 /// (the catalog types that have a profile.per_instance entry, in catalog order).
 struct spotdnn_setup {
     spotdnn_provisioner provisioner;
-    std::vector<std::size_t> catalog_index;
-    cluster_goals goals;
+    std::vector<std::size_t> catalog_index{};
+    cluster_goals goals{};
 };
 
 /// Builds the published models from a problem. Throws invalid_input for bad input, including a
