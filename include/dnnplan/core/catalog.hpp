@@ -47,13 +47,13 @@ struct instance_catalog {
 
     /// Throws invalid_input naming the first bad field. `path` prefixes field names.
     void validate(std::string_view path = "catalog") const {
-        const std::string base(path);
+        const std::string base = detail::field_prefix(path);
         if (instances.empty())
-            throw invalid_input(base + ".instances", "[]", "at least one instance type");
+            throw invalid_input(base + "instances", "[]", "at least one instance type");
         std::unordered_set<std::string_view> names;
         for (std::size_t i = 0; i < instances.size(); ++i) {
             const auto& t = instances[i];
-            const std::string at = base + ".instances[" + std::to_string(i) + "]";
+            const std::string at = base + "instances[" + std::to_string(i) + "]";
             if (t.name.empty()) throw invalid_input(at + ".name", "\"\"", "a non-empty name");
             if (!names.insert(t.name).second)
                 throw invalid_input(at + ".name", '"' + t.name + '"', "a name not used by another instance type");
@@ -63,7 +63,7 @@ struct instance_catalog {
             detail::require_positive(at + ".on_demand_usd_per_h", t.on_demand_usd_per_h);
             if (t.gpu_memory_bytes) detail::require_positive(at + ".gpu_memory_bytes", *t.gpu_memory_bytes);
         }
-        detail::require_non_negative(base + ".parameter_server_usd_per_h", parameter_server_usd_per_h);
+        detail::require_non_negative(base + "parameter_server_usd_per_h", parameter_server_usd_per_h);
     }
 };
 

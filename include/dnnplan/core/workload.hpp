@@ -47,30 +47,38 @@ struct workload_profile {
     contention_coefficients contention{};
     loss_coefficients loss{};
 
-    /// Throws invalid_input naming the first bad field. Every per_instance key must name a
-    /// type of `catalog`.
-    void validate(const instance_catalog& catalog, std::string_view path = "profile") const {
-        const std::string base(path);
-        detail::require_positive(base + ".parameter_bytes", parameter_bytes);
-        detail::require_positive(base + ".required_bandwidth_bytes_per_s", required_bandwidth_bytes_per_s);
-        detail::require_positive(base + ".ps_bandwidth_bytes_per_s", ps_bandwidth_bytes_per_s);
-        detail::require_positive(base + ".pcie_bandwidth_bytes_per_s", pcie_bandwidth_bytes_per_s);
+    /// Throws invalid_input naming the first bad field; does not check the per_instance names
+    /// (that needs a catalog: the overload below).
+    void validate(std::string_view path = "profile") const {
+        const std::string base = detail::field_prefix(path);
+        detail::require_positive(base + "parameter_bytes", parameter_bytes);
+        detail::require_positive(base + "required_bandwidth_bytes_per_s", required_bandwidth_bytes_per_s);
+        detail::require_positive(base + "ps_bandwidth_bytes_per_s", ps_bandwidth_bytes_per_s);
+        detail::require_positive(base + "pcie_bandwidth_bytes_per_s", pcie_bandwidth_bytes_per_s);
         if (per_instance.empty())
-            throw invalid_input(base + ".per_instance", "{}", "a measurement for at least one instance type");
+            throw invalid_input(base + "per_instance", "{}", "a measurement for at least one instance type");
         for (const auto& [name, p] : per_instance) {
-            const std::string at = base + ".per_instance." + name;
-            if (!catalog.find(name))
-                throw invalid_input(at, '"' + name + '"', "the name of an instance type in the catalog");
+            const std::string at = base + "per_instance." + name;
             detail::require_at_least(at + ".per_gpu_batch", p.per_gpu_batch, 1);
             detail::require_positive(at + ".samples_per_s", p.samples_per_s);
         }
-        detail::require_finite(base + ".contention.alpha1", contention.alpha1);
-        detail::require_finite(base + ".contention.beta1", contention.beta1);
-        detail::require_non_negative(base + ".loss.gamma1", loss.gamma1);
-        detail::require_finite(base + ".loss.gamma2", loss.gamma2);
-        detail::require_finite(base + ".loss.gamma3", loss.gamma3);
-        if (loss.gamma4) detail::require_non_negative(base + ".loss.gamma4", *loss.gamma4);
-        detail::require_finite(base + ".loss.gamma5", loss.gamma5);
+        detail::require_finite(base + "contention.alpha1", contention.alpha1);
+        detail::require_finite(base + "contention.beta1", contention.beta1);
+        detail::require_non_negative(base + "loss.gamma1", loss.gamma1);
+        detail::require_finite(base + "loss.gamma2", loss.gamma2);
+        detail::require_finite(base + "loss.gamma3", loss.gamma3);
+        if (loss.gamma4) detail::require_non_negative(base + "loss.gamma4", *loss.gamma4);
+        detail::require_finite(base + "loss.gamma5", loss.gamma5);
+    }
+
+    /// As above, and every per_instance key must name a type of `catalog`.
+    void validate(const instance_catalog& catalog, std::string_view path = "profile") const {
+        const std::string base = detail::field_prefix(path);
+        for (const auto& [name, p] : per_instance)
+            if (!catalog.find(name))
+                throw invalid_input(base + "per_instance." + name, '"' + name + '"',
+                                    "the name of an instance type in the catalog");
+        validate(path);
     }
 };
 
@@ -80,9 +88,9 @@ struct training_goals {
     double deadline_s = 0.0;
 
     void validate(std::string_view path = "goals") const {
-        const std::string base(path);
-        detail::require_finite(base + ".target_loss", target_loss);
-        detail::require_positive(base + ".deadline_s", deadline_s);
+        const std::string base = detail::field_prefix(path);
+        detail::require_finite(base + "target_loss", target_loss);
+        detail::require_positive(base + "deadline_s", deadline_s);
     }
 };
 

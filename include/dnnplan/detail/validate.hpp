@@ -14,6 +14,11 @@
 
 namespace dnnplan::detail {
 
+/// The prefix of the fields under `path`: "" at the root, "path." otherwise.
+[[nodiscard]] inline std::string field_prefix(std::string_view path) {
+    return path.empty() ? std::string() : std::string(path) + ".";
+}
+
 /// Shortest text that reads back as the same double ("nan", "inf" for non-finite values).
 [[nodiscard]] inline std::string format_number(double value) {
     if (std::isnan(value)) return "nan";

@@ -154,9 +154,9 @@ struct enum_names<price_kind> {
 template <>
 struct enum_names<spot_method> {
     static constexpr std::array<enum_entry<spot_method>, 3> entries{{
-        {"exact", spot_method::exact},
-        {"exhaustive", spot_method::exhaustive},
-        {"sliding_window", spot_method::sliding_window},
+        {to_string(spot_method::exact), spot_method::exact},
+        {to_string(spot_method::exhaustive), spot_method::exhaustive},
+        {to_string(spot_method::sliding_window), spot_method::sliding_window},
     }};
 };
 
@@ -584,23 +584,11 @@ void read_value(tag, const Json& j, const std::string& path, spot_result& out) {
 
 // ---- semantic validation at a root-relative path -------------------------------------------
 
-/// Runs `validate(prefix)`. The validate() members join their prefix and a field with '.', so
-/// at the document root (empty path) they get a placeholder that is then cut off the field.
+/// Runs `validate(path)`: every validate() member names its fields relative to `path`, with
+/// no prefix at the document root.
 template <class Validate>
 void validate_at(const std::string& path, Validate&& validate) {
-    if (!path.empty()) {
-        std::forward<Validate>(validate)(std::string_view(path));
-        return;
-    }
-    constexpr std::string_view placeholder = "$";
-    try {
-        std::forward<Validate>(validate)(placeholder);
-    } catch (const invalid_input& e) {
-        std::string_view field = e.field();
-        if (field.starts_with(placeholder) && field.substr(placeholder.size()).starts_with('.'))
-            field.remove_prefix(placeholder.size() + 1);
-        throw invalid_input(std::string(field), e.value(), e.expected());
-    }
+    std::forward<Validate>(validate)(std::string_view(path));
 }
 
 /// Types without a validate(): the structural checks are all there is.
@@ -612,15 +600,8 @@ inline void validate_root(const instance_catalog& catalog) {
 }
 
 inline void validate_root(const workload_profile& profile) {
-    // No catalog to check the per_instance names against (a spot_problem checks them): a
-    // catalog of exactly those names lets every other rule run.
-    instance_catalog names;
-    for (const auto& entry : profile.per_instance) {
-        instance_type type;
-        type.name = entry.first;
-        names.instances.push_back(std::move(type));
-    }
-    validate_at("", [&](std::string_view at) { profile.validate(names, at); });
+    // No catalog to check the per_instance names against (a spot_problem checks them).
+    validate_at("", [&](std::string_view at) { profile.validate(at); });
 }
 
 inline void validate_root(const training_goals& goals) {

@@ -27,13 +27,13 @@ struct ps_network {
     contention_coefficients contention{};           ///< alpha1, beta1 of eq. (9)
 
     void validate(std::string_view path = "network") const {
-        const std::string base(path);
-        detail::require_positive(base + ".parameter_bytes", parameter_bytes);
-        detail::require_positive(base + ".required_bandwidth_bytes_per_s", required_bandwidth_bytes_per_s);
-        detail::require_positive(base + ".ps_bandwidth_bytes_per_s", ps_bandwidth_bytes_per_s);
-        detail::require_positive(base + ".pcie_bandwidth_bytes_per_s", pcie_bandwidth_bytes_per_s);
-        detail::require_finite(base + ".contention.alpha1", contention.alpha1);
-        detail::require_finite(base + ".contention.beta1", contention.beta1);
+        const std::string base = detail::field_prefix(path);
+        detail::require_positive(base + "parameter_bytes", parameter_bytes);
+        detail::require_positive(base + "required_bandwidth_bytes_per_s", required_bandwidth_bytes_per_s);
+        detail::require_positive(base + "ps_bandwidth_bytes_per_s", ps_bandwidth_bytes_per_s);
+        detail::require_positive(base + "pcie_bandwidth_bytes_per_s", pcie_bandwidth_bytes_per_s);
+        detail::require_finite(base + "contention.alpha1", contention.alpha1);
+        detail::require_finite(base + "contention.beta1", contention.beta1);
     }
 };
 

@@ -23,15 +23,15 @@ struct cluster_space {
     std::int64_t max_workers = std::numeric_limits<std::int64_t>::max();  ///< largest n
 
     void validate(std::string_view path = "space") const {
-        const std::string base(path);
+        const std::string base = detail::field_prefix(path);
         if (lower.size() != upper.size())
-            throw invalid_input(base + ".lower", std::to_string(lower.size()) + " entries",
+            throw invalid_input(base + "lower", std::to_string(lower.size()) + " entries",
                                 "as many entries as upper (" + std::to_string(upper.size()) + ")");
         for (std::size_t k = 0; k < lower.size(); ++k) {
-            detail::require_at_least(base + ".lower[" + std::to_string(k) + "]", lower[k], 0);
-            detail::require_at_least(base + ".upper[" + std::to_string(k) + "]", upper[k], lower[k]);
+            detail::require_at_least(base + "lower[" + std::to_string(k) + "]", lower[k], 0);
+            detail::require_at_least(base + "upper[" + std::to_string(k) + "]", upper[k], lower[k]);
         }
-        detail::require_at_least(base + ".min_workers", min_workers, 1);
+        detail::require_at_least(base + "min_workers", min_workers, 1);
     }
 
     [[nodiscard]] std::size_t type_count() const noexcept { return lower.size(); }

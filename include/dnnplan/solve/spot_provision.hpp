@@ -35,6 +35,15 @@ enum class spot_method {
     sliding_window,  ///< the paper's Algorithm 1 (docs/solvers/sliding-window.md)
 };
 
+[[nodiscard]] constexpr std::string_view to_string(spot_method m) noexcept {
+    switch (m) {
+        case spot_method::exact: return "exact";
+        case spot_method::exhaustive: return "exhaustive";
+        case spot_method::sliding_window: return "sliding_window";
+    }
+    return "unknown";
+}
+
 struct spot_options {
     price_kind pricing = price_kind::spot;
     /// Billing granularity: the billed time is the training time rounded up to a multiple of
@@ -56,12 +65,12 @@ struct spot_options {
     double relative_gap = 1e-9;
 
     void validate(std::string_view path = "options") const {
-        const std::string base(path);
-        detail::require_non_negative(base + ".billing_increment_s", billing_increment_s);
-        detail::require_at_least(base + ".node_budget", node_budget, 0);
-        detail::require_non_negative(base + ".time_budget_s", time_budget_s);
+        const std::string base = detail::field_prefix(path);
+        detail::require_non_negative(base + "billing_increment_s", billing_increment_s);
+        detail::require_at_least(base + "node_budget", node_budget, 0);
+        detail::require_non_negative(base + "time_budget_s", time_budget_s);
         if (!(relative_gap >= 0.0 && relative_gap < 1.0))
-            throw invalid_input(base + ".relative_gap", detail::format_number(relative_gap), "a number in [0, 1)");
+            throw invalid_input(base + "relative_gap", detail::format_number(relative_gap), "a number in [0, 1)");
     }
 };
 
@@ -74,7 +83,7 @@ struct spot_problem {
     std::map<std::string, std::int32_t, std::less<>> existing{};
 
     void validate(std::string_view path = "") const {
-        const std::string p = path.empty() ? std::string() : std::string(path) + ".";
+        const std::string p = detail::field_prefix(path);
         catalog.validate(p + "catalog");
         profile.validate(catalog, p + "profile");
         goals.validate(p + "goals");
