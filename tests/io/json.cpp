@@ -907,3 +907,19 @@ TEST_CASE("malformed results are rejected naming the field", "[io][json]") {
                          }));
     CHECK_THROWS_AS(dnnplan::parse_spot_result("{\"status\": "), dnnplan::parse_error);
 }
+
+TEST_CASE("a key given twice in one object is rejected with its path", "[io][json][errors]") {
+    const auto field_of = [](std::string_view text) -> std::string {
+        try {
+            (void)dnnplan::parse_spot_request(text);
+        } catch (const dnnplan::invalid_input& e) {
+            return e.field();
+        }
+        return "(accepted)";
+    };
+    CHECK(field_of(R"({"goals": {"target_loss": 0.8, "deadline_s": 1, "deadline_s": 2}})") == "goals.deadline_s");
+    CHECK(field_of(R"({"catalog": {"instances": [{"name": "a"}, {"name": "b", "gpus": 1, "gpus": 2}]}})") ==
+          "catalog.instances[1].gpus");
+    CHECK(field_of(R"({"goals": {}, "goals": {}})") == "goals");
+    CHECK(field_of(R"({"profile": {"per_instance": {"p3": {}, "p3": {}}}})") == "profile.per_instance.p3");
+}

@@ -260,3 +260,44 @@ TEST_CASE("types without a profile are not candidates; zero quotas are not an er
     CHECK(none.status == solve_status::infeasible);
     CHECK_THAT(none.reason, Catch::Contains("no cluster size"));
 }
+
+TEST_CASE("eq. (3) outside its fitted range and bad loss coefficients are rejected", "[solve][spot][errors]") {
+    // gamma2 * b + gamma3 <= 0 for p2.8xlarge's worker batch 8 x 1024 when gamma3 = 1500:
+    // the fitted curve would put the loss below gamma5 before any iteration.
+    expect_rejected([](spot_problem& p, spot_options&) { p.profile.loss.gamma3 = 1500.0; },
+                    "profile.per_instance.p2.8xlarge.per_gpu_batch");
+    CHECK_THROWS_AS(dnnplan::spotdnn_loss_model({.gamma1 = -1.0, .gamma2 = 0, .gamma3 = 1, .gamma5 = 0}),
+                    dnnplan::invalid_input);
+    CHECK_THROWS_AS(dnnplan::spotdnn_loss_model({.gamma1 = 1.0, .gamma2 = 0, .gamma3 = 1, .gamma4 = -0.1, .gamma5 = 0}),
+                    dnnplan::invalid_input);
+}
+
+TEST_CASE("the sliding window's artifact mode is not capped at n_upper", "[solve][spot][sliding_window]") {
+    // alpha1 = 2: n_upper = floor((2.92 / 2)^2) = 2, yet contention starts only at n = 9
+    // (B_ps / B_req = 8.45), so the paper's cap forbids the 6-worker plan.
+    auto problem = dnnplan_bench::resnet110_problem(0.8, 2400);
+    problem.profile.contention.alpha1 = 2.0;
+    auto paper = with_method(spot_method::sliding_window);
+    auto artifact = paper;
+    artifact.sliding_window_paper_bounds = false;
+    REQUIRE(dnnplan::make_spotdnn_setup(problem, paper).provisioner.n_upper == 2);
+    const auto capped = dnnplan::solve(problem, paper);
+    const auto uncapped = dnnplan::solve(problem, artifact);
+    if (capped.prediction) CHECK(capped.prediction->workers <= 2);
+    REQUIRE(uncapped.prediction);
+    CHECK(uncapped.prediction->workers > 2);
+    CHECK(plan_of(uncapped) == std::vector<std::int32_t>{2, 0, 4, 0, 0});
+}
+
+TEST_CASE("a window that finds nothing says whether a plan exists", "[solve][spot][sliding_window]") {
+    auto problem = dnnplan_bench::resnet110_problem(0.8, 2400);
+    problem.existing = {{"p2.8xlarge", 1}, {"g4dn.4xlarge", 2}};
+    const auto window = dnnplan::solve(problem, with_method(spot_method::sliding_window));
+    const auto exact = dnnplan::solve(problem, spot_options{});
+    REQUIRE(exact.status == solve_status::optimal);
+    if (window.status == solve_status::not_found) {
+        REQUIRE(window.fastest_training_time_s);
+        CHECK(*window.fastest_training_time_s <= 2400.0);
+        CHECK_THAT(window.reason, Catch::Contains("within the deadline"));
+    }
+}

@@ -78,6 +78,12 @@ inline dnnplan::spot_request random_spot_request(std::uint64_t seed, random_prob
             p.existing[t.name] = r.integer(0, std::min(t.quota, 2));
         p.catalog.instances.push_back(t);
     }
+    // Keep eq. (3) inside its fitted range for every worker batch (gamma2 * b + gamma3 > 0).
+    double largest_batch = 0.0;
+    for (const auto& t : p.catalog.instances)
+        if (const auto it = p.profile.per_instance.find(t.name); it != p.profile.per_instance.end())
+            largest_batch = std::max(largest_batch, static_cast<double>(it->second.per_gpu_batch) * t.gpus);
+    p.profile.loss.gamma3 = std::max(p.profile.loss.gamma3, -p.profile.loss.gamma2 * largest_batch + r.uniform(50.0, 500.0));
     if (r.chance(0.3)) p.catalog.parameter_server_usd_per_h = r.uniform(0.05, 0.5);
     p.goals.target_loss = p.profile.loss.gamma5 + r.uniform(0.05, 1.0);
     p.goals.deadline_s = 1.0;  // replaced below

@@ -35,8 +35,8 @@
 //     "options"?:  {"pricing"?, "billing_increment_s"?, "objective"?, "method"?, "cap_at_n_upper"?,
 //                   "sliding_window_paper_bounds"?, "sliding_window_wrap_around"?, "node_budget"?,
 //                   "time_budget_s"?, "relative_gap"?} }
-// ("?": optional; absent options take the defaults of spot_options; an optional number may also
-// be null, meaning absent).
+// ("?": optional; absent options take the defaults of spot_options. Only "gpu_memory_bytes" and
+// "gamma4" may also be null, meaning absent. A key given twice in one object is an error.)
 //
 // The result (spot_result):
 //   { "status", "reason", "counts": {NAME: count, ...},
@@ -673,7 +673,13 @@ public:
         return true;
     }
     bool key(string_t& name) {
-        member_ = &(*stack_.back())[name];
+        Json& object = *stack_.back();
+        if (object.contains(name)) {  // strict: a key twice in one object is an error
+            duplicate_ = path_to(object);
+            duplicate_ += duplicate_.empty() ? name : "." + name;
+            return false;
+        }
+        member_ = &object[name];
         return true;
     }
     bool end_object() {
@@ -695,9 +701,29 @@ public:
     }
 
     [[nodiscard]] std::size_t error_position() const noexcept { return error_position_; }
+    /// The path of a key given twice in one object, or empty.
+    [[nodiscard]] const std::string& duplicate_key() const noexcept { return duplicate_; }
     [[nodiscard]] const std::string& error_message() const noexcept { return error_message_; }
 
 private:
+    // The path from the root to `target`, one of the open containers (only built on an error).
+    [[nodiscard]] std::string path_to(const Json& target) const {
+        std::string path;
+        const Json* parent = &root_;
+        for (std::size_t level = 1; level < stack_.size() && parent != &target; ++level) {
+            const Json* child = stack_[level];
+            if (parent->is_array()) {
+                for (std::size_t i = 0; i < parent->size(); ++i)
+                    if (&(*parent)[i] == child) path += "[" + std::to_string(i) + "]";
+            } else {
+                for (auto it = parent->begin(); it != parent->end(); ++it)
+                    if (&it.value() == child) path += (path.empty() ? "" : ".") + it.key();
+            }
+            parent = child;
+        }
+        return path;
+    }
+
     template <class Value>
     Json* add(Value&& value) {
         if (stack_.empty()) {
@@ -718,6 +744,7 @@ private:
     Json* member_ = nullptr;
     std::size_t error_position_ = 0;
     std::string error_message_ = "unsupported value";
+    std::string duplicate_;
 };
 
 /// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error
@@ -737,9 +764,12 @@ template <class... Input>
 [[nodiscard]] nlohmann::ordered_json parse_document(Input&&... input) {
     nlohmann::ordered_json document;
     document_builder<nlohmann::ordered_json> builder(document);
-    if (!nlohmann::ordered_json::sax_parse(std::forward<Input>(input)..., &builder))
+    if (!nlohmann::ordered_json::sax_parse(std::forward<Input>(input)..., &builder)) {
+        if (!builder.duplicate_key().empty())
+            throw invalid_input(builder.duplicate_key(), "given twice", "each key once in its object");
         throw dnnplan::parse_error("byte " + std::to_string(builder.error_position()),
                                    parse_message(builder.error_message()));
+    }
     return document;
 }
 

@@ -2,7 +2,9 @@
 // Loss after j normalized iterations of asynchronous training: spotDNN (Shang et al.,
 // IWQoS 2023), eq. (3), with the convergence coefficient of eq. (5).
 
+#include <dnnplan/core/error.hpp>
 #include <dnnplan/core/workload.hpp>
+#include <dnnplan/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>
@@ -14,10 +16,31 @@ namespace dnnplan {
 
 /// f_loss = (gamma2*b_w + gamma3) * sqrt((R + gamma4) * n) / (j + gamma1) + gamma5, eq. (3).
 /// Without gamma4 the convergence-coefficient term is off: sqrt(n) (the released artifact's
-/// form). Requires the coefficients of workload_profile::validate (gamma1 >= 0, gamma4 >= 0).
+/// form). The constructor checks gamma1 >= 0 and gamma4 >= 0 (the minorant's proof needs
+/// them) and that the others are finite, naming "loss.<field>".
 class spotdnn_loss_model {
 public:
-    explicit spotdnn_loss_model(const loss_coefficients& c) noexcept : c_(c) {}
+    explicit spotdnn_loss_model(const loss_coefficients& c) : c_(c) {
+        detail::require_non_negative("loss.gamma1", c.gamma1);
+        detail::require_finite("loss.gamma2", c.gamma2);
+        detail::require_finite("loss.gamma3", c.gamma3);
+        if (c.gamma4) detail::require_non_negative("loss.gamma4", *c.gamma4);
+        detail::require_finite("loss.gamma5", c.gamma5);
+    }
+
+    /// Eq. (3) describes a loss that decays towards gamma5 only while gamma2*b + gamma3 > 0;
+    /// for a larger (gamma2 < 0) batch the fitted curve says the loss is at or below its
+    /// asymptote before any iteration, which is outside the range it was fitted on. Since b_w is
+    /// a weighted average of the worker batches, checking every worker batch covers every
+    /// cluster. Throws invalid_input naming `field`.
+    void require_batch_in_range(double worker_batch, const std::string& field) const {
+        const double numerator = c_.gamma2 * worker_batch + c_.gamma3;
+        if (!(numerator > 0.0))
+            throw invalid_input(field, detail::format_number(worker_batch),
+                                "a worker batch b with gamma2 * b + gamma3 > 0 (here " +
+                                    detail::format_number(numerator) +
+                                    "): eq. (3) is outside its fitted range, the loss would start at or below gamma5");
+    }
 
     [[nodiscard]] const loss_coefficients& coefficients() const noexcept { return c_; }
     [[nodiscard]] bool uses_convergence_coefficient() const noexcept { return c_.gamma4.has_value(); }

@@ -134,8 +134,8 @@ public:
         return types_[k].compute_s + communication_time_s(k, n);
     }
 
-    /// Eq. (15): the largest n with P < 1, floor(((1 - beta1) / alpha1)^2); none when
-    /// alpha1 <= 0 (contention never saturates).
+    /// Eq. (15): floor(((1 - beta1) / alpha1)^2), the paper's cap, below which P < 1 (at an
+    /// integer square P reaches 1 exactly at n_upper); none when alpha1 <= 0 (P never reaches 1).
     [[nodiscard]] std::optional<std::int64_t> n_upper() const noexcept {
         const auto& c = network_.contention;
         if (!(c.alpha1 > 0.0)) return std::nullopt;

@@ -25,7 +25,7 @@ struct search_outcome {
     cluster_counts counts{};                         ///< the plan (empty when none)
     std::optional<cluster_prediction> prediction{};  ///< its figures
     double lower_bound = 0.0;                      ///< proven bound on the objective
-    /// Set when no plan meets the deadline: the shortest training time of any plan.
+    /// Set when no plan was found: the shortest training time of any plan (see spot_result).
     std::optional<double> fastest_training_time_s{};
     search_counters counters{};
 };

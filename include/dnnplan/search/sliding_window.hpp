@@ -25,9 +25,10 @@ namespace dnnplan {
 
 struct sliding_window_options {
     /// Sizes from n_lower of eq. (16) to n_upper of eq. (15), as in the paper; otherwise every
-    /// size from 1 to the number of listed instances (the released artifact).
+    /// size from 1 to the number of listed instances (the released artifact stops one short of
+    /// that, range(1, len); the full list is a window too, so it is tried here).
     bool paper_bounds = true;
-    /// n_upper of eq. (15), from the throughput model; none: no upper cap.
+    /// Upper cap on n (eq. (15) in the paper's mode); none: no cap beyond the listed instances.
     std::optional<std::int64_t> n_upper{};
     /// Windows wrap around the end of the sorted list, as the released artifact's do.
     bool wrap_around = false;
@@ -111,8 +112,12 @@ template <asynchronous_throughput_model Throughput, convergence_model Convergenc
         out.reason = "sliding-window heuristic: optimality not proven";
     } else {
         out.status = solve_status::not_found;
-        out.reason = "the sliding window found no window that meets the goals for n in [" + std::to_string(n_first) +
-                     ", " + std::to_string(n_last) + "]";
+        out.reason = n_first > n_last
+                         ? "the sliding window has no size to try: its smallest size " + std::to_string(n_first) +
+                               " (eq. (16) and the existing instances) exceeds its largest " + std::to_string(n_last) +
+                               " (eq. (15), the listed instances and any cap)"
+                         : "the sliding window found no window that meets the goals for n in [" +
+                               std::to_string(n_first) + ", " + std::to_string(n_last) + "]";
     }
     return out;
 }

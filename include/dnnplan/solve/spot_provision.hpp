@@ -117,7 +117,8 @@ struct spot_result {
     /// Proven lower bound on the objective (cost in USD, or time in s) over all plans; equals
     /// the plan's value when optimal, +inf when infeasible. Heuristics report 0 (no proof).
     double lower_bound = 0.0;
-    /// When infeasible because of the deadline: the shortest training time any plan reaches.
+    /// When no plan was found (infeasible, or the heuristic's not_found): the shortest training
+    /// time any plan reaches, proven by an exact search. Above the deadline for infeasible.
     std::optional<double> fastest_training_time_s{};
     search_counters counters{};
 };
@@ -167,7 +168,7 @@ struct async_provisioner {
             case spot_method::sliding_window:
                 out = sliding_window_search(throughput, convergence, cost, space, goals,
                                             {.paper_bounds = options.sliding_window_paper_bounds,
-                                             .n_upper = n_upper,
+                                             .n_upper = options.sliding_window_paper_bounds ? n_upper : std::nullopt,
                                              .wrap_around = options.sliding_window_wrap_around});
                 break;
         }
@@ -178,10 +179,12 @@ struct async_provisioner {
                                               .objective = search_objective::minimize_time};
             const search_outcome fastest = exact_search(throughput, convergence, cost, space, fastest_goals, exact);
             if (fastest.status == solve_status::optimal && fastest.prediction) {
+                const double t = fastest.prediction->training_time_s;
                 out.reason += "; the fastest plan reaches target_loss " + detail::format_number(goals.target_loss) +
-                              " in " + detail::format_number(fastest.prediction->training_time_s) +
-                              " s, over the deadline of " + detail::format_number(goals.deadline_s) + " s";
-                out.fastest_training_time_s = fastest.prediction->training_time_s;
+                              " in " + detail::format_number(t) + " s, " +
+                              (t > goals.deadline_s ? "over" : "within") + " the deadline of " +
+                              detail::format_number(goals.deadline_s) + " s";
+                out.fastest_training_time_s = t;
             }
         }
         return out;
@@ -208,6 +211,7 @@ struct spotdnn_setup {
 [[nodiscard]] inline spotdnn_setup make_spotdnn_setup(const spot_problem& problem, const spot_options& options) {
     problem.validate();
     options.validate();
+    const spotdnn_loss_model convergence(problem.profile.loss);
     std::vector<std::size_t> index;
     std::vector<measured_worker_type> measured;
     for (std::size_t i = 0; i < problem.catalog.instances.size(); ++i) {
@@ -215,9 +219,11 @@ struct spotdnn_setup {
         const auto it = problem.profile.per_instance.find(type.name);
         if (it == problem.profile.per_instance.end()) continue;
         index.push_back(i);
+        const double worker_batch = static_cast<double>(type.gpus) * static_cast<double>(it->second.per_gpu_batch);
+        convergence.require_batch_in_range(worker_batch, "profile.per_instance." + type.name + ".per_gpu_batch");
         measured.push_back({.name = type.name,
                             .gpus = type.gpus,
-                            .worker_batch = static_cast<double>(type.gpus) * static_cast<double>(it->second.per_gpu_batch),
+                            .worker_batch = worker_batch,
                             .samples_per_s = it->second.samples_per_s});
     }
     const auto& pr = problem.profile;
@@ -245,7 +251,7 @@ struct spotdnn_setup {
     instance_cost_model cost =
         instance_cost_model::from_catalog(problem.catalog, index, options.pricing, options.billing_increment_s);
     return {.provisioner = {.throughput = std::move(throughput),
-                            .convergence = spotdnn_loss_model(pr.loss),
+                            .convergence = convergence,
                             .cost = std::move(cost),
                             .space = std::move(space),
                             .n_upper = n_upper},
