@@ -1,0 +1,79 @@
+# Runs the spot_provision program and checks its command-line contract.
+# cmake -DPROGRAM=<spot_provision> -DFIXTURES=<tests/fixtures/spot_provision> -P cli_test.cmake
+
+function(run)
+    execute_process(COMMAND "${PROGRAM}" ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    set(code "${code}" PARENT_SCOPE)
+    set(out "${out}" PARENT_SCOPE)
+    set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+# expect(<message> <condition...>): fails with the message and the program's output unless the
+# condition (separate arguments, as for if()) holds.
+function(expect message)
+    if(NOT (${ARGN}))
+        message(FATAL_ERROR "spot_provision: ${message}\n--- stdout:\n${out}\n--- stderr:\n${err}")
+    endif()
+endfunction()
+
+# A malformed problem: one line on stderr naming the field, exit 2, nothing on stdout.
+function(expect_rejected file field)
+    run("${FIXTURES}/${file}")
+    expect("${file}: exit code ${code}, expected 2" code EQUAL 2)
+    string(LENGTH "${out}" printed)
+    expect("${file}: printed on stdout" printed EQUAL 0)
+    string(REGEX MATCHALL "\n" newlines "${err}")
+    list(LENGTH newlines lines)
+    expect("${file}: ${lines} lines on stderr, expected 1" lines EQUAL 1)
+    string(FIND "${err}" "${field}" at)
+    expect("${file}: stderr does not name ${field}" NOT at EQUAL -1)
+endfunction()
+
+# Bundled problem, readable table: the plan and the baseline.
+run()
+expect("bundled problem: exit code ${code}" code EQUAL 0)
+foreach(text "Plan: optimal" "p2.xlarge" "g3.8xlarge" "Sliding-window baseline" "Saving over the baseline")
+    string(FIND "${out}" "${text}" at)
+    expect("bundled problem: no \"${text}\" in the table" NOT at EQUAL -1)
+endforeach()
+
+# --json: only the result, and it is the artifact's plan for (0.8, 2400 s).
+run(--json)
+expect("--json: exit code ${code}" code EQUAL 0)
+string(JSON status GET "${out}" status)
+string(JSON p2 GET "${out}" counts p2.xlarge)
+string(JSON g3 GET "${out}" counts g3.8xlarge)
+string(JSON p28 GET "${out}" counts p2.8xlarge)
+expect("--json: status ${status}" status STREQUAL "optimal")
+expect("--json: plan ${p2} ${g3} ${p28}, expected 2 x p2.xlarge + 4 x g3.8xlarge" p2 EQUAL 2 AND g3 EQUAL 4 AND p28 EQUAL 0)
+foreach(key training_time_s cost_usd normalized_iterations wa_batch convergence_coefficient)
+    string(JSON value ERROR_VARIABLE missing GET "${out}" ${key})
+    expect("--json: no ${key}" NOT missing)
+endforeach()
+
+# Infeasible: a status with the reason and the fastest plan's time, exit 0.
+run("${FIXTURES}/infeasible_deadline.json" --json)
+expect("infeasible: exit code ${code}" code EQUAL 0)
+string(JSON status GET "${out}" status)
+string(JSON reason GET "${out}" reason)
+string(JSON fastest GET "${out}" fastest_training_time_s)
+expect("infeasible: status ${status}" status STREQUAL "infeasible")
+string(FIND "${reason}" "fastest plan" at)
+expect("infeasible: the reason does not give the fastest plan" NOT at EQUAL -1)
+expect("infeasible: fastest time ${fastest} is not above the deadline" fastest GREATER 300)
+
+# The re-plan keeps the running instance.
+run("${FIXTURES}/replan_existing.json" --json)
+string(JSON kept GET "${out}" counts p2.8xlarge)
+expect("re-plan: dropped the existing p2.8xlarge" kept GREATER_EQUAL 1)
+
+expect_rejected(non_integer_quota.json "catalog.instances[0].quota")
+expect_rejected(missing_gamma3.json "profile.loss.gamma3")
+expect_rejected(truncated.json "parse error at byte")
+
+run(--no-such-flag)
+expect("unknown option: exit code ${code}" code EQUAL 2)
+string(LENGTH "${out}" printed)
+expect("unknown option: printed on stdout" printed EQUAL 0)
+run(/nonexistent/problem.json)
+expect("missing file: exit code ${code}" code EQUAL 2)
