@@ -96,7 +96,6 @@ public:
         perm_.resize(k);
         order_.resize(k);
         counts_.assign(k, 0);
-        best_counts_.assign(k, 0);
     }
 
     [[nodiscard]] search_outcome run() {
@@ -131,17 +130,16 @@ public:
             }
         }
         out.counters = counters_;
-        if (has_incumbent_) {
-            out.counts = best_counts_;
-            out.prediction = best_;
-        }
+        const bool has_plan = best_.has_plan();
+        const double best_value = best_.value();
+        best_.move_plan_to(out);
         if (stopped_) {
             out.status = solve_status::budget_exhausted;
-            out.lower_bound = std::min(remaining_lb, incumbent_);
+            out.lower_bound = std::min(remaining_lb, best_value);
             out.reason = "search budget exhausted after " + std::to_string(counters_.nodes) + " nodes";
-        } else if (has_incumbent_) {
+        } else if (has_plan) {
             out.status = solve_status::optimal;
-            out.lower_bound = incumbent_;
+            out.lower_bound = best_value;
         } else {
             out.status = solve_status::infeasible;
             out.lower_bound = std::numeric_limits<double>::infinity();
@@ -167,7 +165,7 @@ private:
     };
 
     [[nodiscard]] bool cut(double objective_lb) const noexcept {
-        return has_incumbent_ && objective_lb >= incumbent_ * (1.0 - options_.relative_gap);
+        return best_.has_plan() && objective_lb >= best_.value() * (1.0 - options_.relative_gap);
     }
 
     void prepare_size(std::int64_t n) {
@@ -356,15 +354,7 @@ private:
 
     void evaluate_leaf() {
         ++counters_.clusters_evaluated;
-        const cluster_prediction p = predict_cluster(tm_, cm_, cost_, std::span<const std::int32_t>(counts_), goals_.target_loss);
-        if (!(p.training_time_s <= goals_.deadline_s)) return;
-        const double value = objective_value(p, goals_.objective);
-        if (!has_incumbent_ || value < incumbent_) {
-            has_incumbent_ = true;
-            incumbent_ = value;
-            best_ = p;
-            best_counts_ = counts_;
-        }
+        best_.offer(counts_, predict_cluster(tm_, cm_, cost_, std::span<const std::int32_t>(counts_), goals_.target_loss));
     }
 
     void search(std::size_t depth, const fixed_state& f) {
@@ -428,12 +418,10 @@ private:
     std::vector<std::int32_t> lo_, hi_, y_lo_, y_hi_;
     std::vector<std::int64_t> suf_lo_, suf_hi_;
     std::vector<double> suf_smin_, suf_smax_, suf_bmin_, suf_bmax_, suf_umax_, suf_ratio_;
-    cluster_counts counts_, best_counts_;
+    cluster_counts counts_;
 
     search_counters counters_;
-    bool has_incumbent_ = false;
-    double incumbent_ = std::numeric_limits<double>::infinity();
-    cluster_prediction best_;
+    incumbent best_{goals_};
     bool stopped_ = false;
     std::chrono::steady_clock::time_point start_;
 };

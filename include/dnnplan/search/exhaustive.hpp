@@ -7,7 +7,6 @@
 #include <dnnplan/search/cluster_space.hpp>
 #include <dnnplan/search/outcome.hpp>
 
-#include <limits>
 #include <span>
 
 namespace dnnplan {
@@ -17,19 +16,13 @@ template <asynchronous_throughput_model Throughput, convergence_model Convergenc
                                                const Cost& cost, const cluster_space& space,
                                                const cluster_goals& goals) {
     search_outcome out;
-    double best = std::numeric_limits<double>::infinity();
+    incumbent best(goals);
     space.for_each([&](std::span<const std::int32_t> counts, std::int64_t) {
         ++out.counters.clusters_evaluated;
-        const cluster_prediction p = predict_cluster(throughput, convergence, cost, counts, goals.target_loss);
-        if (!(p.training_time_s <= goals.deadline_s)) return;
-        const double value = objective_value(p, goals.objective);
-        if (value < best) {
-            best = value;
-            out.prediction = p;
-            out.counts.assign(counts.begin(), counts.end());
-        }
+        best.offer(counts, predict_cluster(throughput, convergence, cost, counts, goals.target_loss));
     });
-    out.lower_bound = best;
+    out.lower_bound = best.value();
+    best.move_plan_to(out);
     if (out.prediction) {
         out.status = solve_status::optimal;
     } else {

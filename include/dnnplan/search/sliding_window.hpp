@@ -80,7 +80,7 @@ template <asynchronous_throughput_model Throughput, convergence_model Convergenc
     n_last = std::min(n_last, space.max_workers);
 
     search_outcome out;
-    double best = std::numeric_limits<double>::infinity();
+    incumbent best(goals);
     cluster_counts counts(k_count, 0), previous;
     for (std::int64_t n = n_first; n <= n_last; ++n) {
         const std::int64_t windows = options.wrap_around ? len : len - n + 1;
@@ -96,16 +96,10 @@ template <asynchronous_throughput_model Throughput, convergence_model Convergenc
             previous = counts;
             if (!space.contains(counts)) continue;
             ++out.counters.clusters_evaluated;
-            const cluster_prediction p = predict_cluster(throughput, convergence, cost, counts, goals.target_loss);
-            if (!(p.training_time_s <= goals.deadline_s)) continue;
-            const double value = objective_value(p, goals.objective);
-            if (value < best) {
-                best = value;
-                out.prediction = p;
-                out.counts = counts;
-            }
+            best.offer(counts, predict_cluster(throughput, convergence, cost, counts, goals.target_loss));
         }
     }
+    best.move_plan_to(out);
     out.lower_bound = 0.0;
     if (out.prediction) {
         out.status = solve_status::feasible;
