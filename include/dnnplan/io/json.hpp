@@ -676,7 +676,8 @@ public:
         Json& object = *stack_.back();
         if (object.contains(name)) {  // strict: a key twice in one object is an error
             duplicate_ = path_to(object);
-            duplicate_ += duplicate_.empty() ? name : "." + name;
+            if (!duplicate_.empty()) duplicate_ += '.';
+            duplicate_ += name;
             return false;
         }
         member_ = &object[name];
@@ -712,12 +713,20 @@ private:
         const Json* parent = &root_;
         for (std::size_t level = 1; level < stack_.size() && parent != &target; ++level) {
             const Json* child = stack_[level];
+            // Appends only: GCC 12 at -O3 warns falsely (-Wrestrict) on string operator+ here.
             if (parent->is_array()) {
-                for (std::size_t i = 0; i < parent->size(); ++i)
-                    if (&(*parent)[i] == child) path += "[" + std::to_string(i) + "]";
+                for (std::size_t i = 0; i < parent->size(); ++i) {
+                    if (&(*parent)[i] != child) continue;
+                    path += '[';
+                    path += std::to_string(i);
+                    path += ']';
+                }
             } else {
-                for (auto it = parent->begin(); it != parent->end(); ++it)
-                    if (&it.value() == child) path += (path.empty() ? "" : ".") + it.key();
+                for (auto it = parent->begin(); it != parent->end(); ++it) {
+                    if (&it.value() != child) continue;
+                    if (!path.empty()) path += '.';
+                    path += it.key();
+                }
             }
             parent = child;
         }

@@ -32,13 +32,13 @@ public:
     /// for a larger (gamma2 < 0) batch the fitted curve says the loss is at or below its
     /// asymptote before any iteration, which is outside the range it was fitted on. Since b_w is
     /// a weighted average of the worker batches, checking every worker batch covers every
-    /// cluster. Throws invalid_input naming `field`.
-    void require_batch_in_range(double worker_batch, const std::string& field) const {
+    /// cluster. Throws invalid_input naming `field` with `value` (the input that set the batch).
+    void require_batch_in_range(double worker_batch, const std::string& field, const std::string& value) const {
         const double numerator = c_.gamma2 * worker_batch + c_.gamma3;
         if (!(numerator > 0.0))
-            throw invalid_input(field, detail::format_number(worker_batch),
-                                "a worker batch b with gamma2 * b + gamma3 > 0 (here " +
-                                    detail::format_number(numerator) +
+            throw invalid_input(field, value,
+                                "a batch whose worker batch b (here " + detail::format_number(worker_batch) +
+                                    ") has gamma2 * b + gamma3 > 0 (here " + detail::format_number(numerator) +
                                     "): eq. (3) is outside its fitted range, the loss would start at or below gamma5");
     }
 

@@ -78,7 +78,7 @@ public:
         std::vector<ps_worker_type> types;
         types.reserve(measured.size());
         for (const auto& m : measured) {
-            const std::string at = std::string(path) + "." + m.name;
+            const std::string at = detail::field_prefix(path) + m.name;
             detail::require_at_least(at + ".gpus", m.gpus, 1);
             detail::require_positive(at + ".worker_batch", m.worker_batch);
             detail::require_positive(at + ".samples_per_s", m.samples_per_s);

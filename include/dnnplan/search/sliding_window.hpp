@@ -108,7 +108,7 @@ template <asynchronous_throughput_model Throughput, convergence_model Convergenc
         out.status = solve_status::not_found;
         out.reason = n_first > n_last
                          ? "the sliding window has no size to try: its smallest size " + std::to_string(n_first) +
-                               " (eq. (16) and the existing instances) exceeds its largest " + std::to_string(n_last) +
+                               " (eq. (16), or the space's smallest size) exceeds its largest " + std::to_string(n_last) +
                                " (eq. (15), the listed instances and any cap)"
                          : "the sliding window found no window that meets the goals for n in [" +
                                std::to_string(n_first) + ", " + std::to_string(n_last) + "]";

@@ -220,7 +220,8 @@ struct spotdnn_setup {
         if (it == problem.profile.per_instance.end()) continue;
         index.push_back(i);
         const double worker_batch = static_cast<double>(type.gpus) * static_cast<double>(it->second.per_gpu_batch);
-        convergence.require_batch_in_range(worker_batch, "profile.per_instance." + type.name + ".per_gpu_batch");
+        convergence.require_batch_in_range(worker_batch, "profile.per_instance." + type.name + ".per_gpu_batch",
+                                           std::to_string(it->second.per_gpu_batch));
         measured.push_back({.name = type.name,
                             .gpus = type.gpus,
                             .worker_batch = worker_batch,
