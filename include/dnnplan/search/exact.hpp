@@ -8,8 +8,11 @@
 //   T = j / r >= max(0, W / r) / r   and   cost >= T * P / 3600 = j * (P / r) / 3600.
 // W / r and P / r are linear-fractional and r is linear in the counts, so their extremes over
 // all completions of a partial cluster ({lo <= y <= hi, sum y = remaining}) are computed
-// exactly (search/box_sum.hpp). Sizes n are explored best bound first; inside one n, a depth-
-// first search fixes one type's count per level.
+// exactly (search/box_sum.hpp). Those separate extremes are reached by different mixes; the
+// joint vertex bound (B8 in the docs) bounds a * c and W / r^2 together over the quota-free
+// simplex, where both are minimised at a vertex, with the deadline entering by Lagrange. Sizes
+// n are explored best bound first; inside one n, a depth-first search fixes one type's count
+// per level.
 
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/concepts.hpp>

@@ -18,6 +18,7 @@
 #include <dnnplan/search/outcome.hpp>
 #include <dnnplan/search/sliding_window.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -190,10 +191,6 @@ struct async_provisioner {
         return out;
     }
 };
-
-}  // namespace dnnplan
-
-namespace dnnplan {
 
 /// The published configuration: eqs. (6)-(9) throughput, eq. (3) loss, eq. (11) cost.
 using spotdnn_provisioner = async_provisioner<heterogeneous_ps_model, spotdnn_loss_model, instance_cost_model>;
