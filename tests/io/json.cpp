@@ -923,3 +923,383 @@ TEST_CASE("a key given twice in one object is rejected with its path", "[io][jso
     CHECK(field_of(R"({"goals": {}, "goals": {}})") == "goals");
     CHECK(field_of(R"({"profile": {"per_instance": {"p3": {}, "p3": {}}}})") == "profile.per_instance.p3");
 }
+
+// ---- the generic search and model layers ------------------------------------------------------
+
+namespace {
+
+bool same(const dnnplan::cluster_space& a, const dnnplan::cluster_space& b) {
+    return std::tie(a.lower, a.upper, a.min_workers, a.max_workers) ==
+           std::tie(b.lower, b.upper, b.min_workers, b.max_workers);
+}
+
+bool same(const dnnplan::cluster_goals& a, const dnnplan::cluster_goals& b) {
+    return std::tie(a.target_loss, a.deadline_s, a.objective) == std::tie(b.target_loss, b.deadline_s, b.objective);
+}
+
+bool same(const dnnplan::exact_options& a, const dnnplan::exact_options& b) {
+    return std::tie(a.node_budget, a.time_budget_s, a.relative_gap) ==
+           std::tie(b.node_budget, b.time_budget_s, b.relative_gap);
+}
+
+bool same(const dnnplan::sliding_window_options& a, const dnnplan::sliding_window_options& b) {
+    return std::tie(a.paper_bounds, a.n_upper, a.wrap_around) == std::tie(b.paper_bounds, b.n_upper, b.wrap_around);
+}
+
+bool same(const dnnplan::search_outcome& a, const dnnplan::search_outcome& b) {
+    if (a.prediction.has_value() != b.prediction.has_value()) return false;
+    if (a.prediction && !same(*a.prediction, *b.prediction)) return false;
+    return a.status == b.status && a.reason == b.reason && a.counts == b.counts && a.lower_bound == b.lower_bound &&
+           a.fastest_training_time_s == b.fastest_training_time_s && same(a.counters, b.counters);
+}
+
+bool same(const dnnplan::affine_in_batch& a, const dnnplan::affine_in_batch& b) {
+    return a.intercept == b.intercept && a.slope == b.slope;
+}
+
+bool same(const dnnplan::ps_network& a, const dnnplan::ps_network& b) {
+    return std::tie(a.parameter_bytes, a.required_bandwidth_bytes_per_s, a.ps_bandwidth_bytes_per_s,
+                    a.pcie_bandwidth_bytes_per_s) == std::tie(b.parameter_bytes, b.required_bandwidth_bytes_per_s,
+                                                              b.ps_bandwidth_bytes_per_s, b.pcie_bandwidth_bytes_per_s) &&
+           same(a.contention, b.contention);
+}
+
+bool same(const dnnplan::ps_worker_type& a, const dnnplan::ps_worker_type& b) {
+    return std::tie(a.gpus, a.worker_batch, a.compute_s) == std::tie(b.gpus, b.worker_batch, b.compute_s);
+}
+
+bool same(const dnnplan::measured_worker_type& a, const dnnplan::measured_worker_type& b) {
+    return std::tie(a.name, a.gpus, a.worker_batch, a.samples_per_s) ==
+           std::tie(b.name, b.gpus, b.worker_batch, b.samples_per_s);
+}
+
+bool same(const dnnplan::batch_memory_fit& a, const dnnplan::batch_memory_fit& b) {
+    return a.alpha2_samples_per_byte == b.alpha2_samples_per_byte && a.beta2_samples == b.beta2_samples;
+}
+
+// check_round_trip() above, seeing the overloads of same() just declared.
+template <class T>
+void check_layer_round_trip(const T& value) {
+    const nlohmann::json sorted = value;
+    CHECK(same(sorted.get<T>(), value));
+    CHECK(same(nlohmann::json::parse(sorted.dump()).get<T>(), value));
+    const ordered_json ordered = value;
+    CHECK(same(ordered.get<T>(), value));
+    CHECK(same(ordered_json::parse(ordered.dump(2)).get<T>(), value));
+}
+
+// The field named by the invalid_input that reading `j` as a T throws, or "(accepted)".
+template <class T, class Json>
+std::string rejected_field(const Json& j) {
+    try {
+        (void)j.template get<T>();
+    } catch (const dnnplan::invalid_input& e) {
+        CHECK_FALSE(e.expected().empty());
+        return e.field();
+    }
+    return "(accepted)";
+}
+
+// Reading `j` as a T throws invalid_input for `field` with value "missing".
+template <class T>
+void check_missing(const nlohmann::json& j, const std::string& field) {
+    INFO(j.dump());
+    const auto e = rejection_of_value<T>(j);
+    REQUIRE(e.has_value());
+    CHECK(e->field() == field);
+    CHECK(e->value() == "missing");
+}
+
+dnnplan::search_outcome outcome_with_plan() {
+    dnnplan::search_outcome o;
+    o.status = dnnplan::solve_status::optimal;
+    o.counts = {3, 0, 7};
+    o.prediction = result_with_plan().prediction;
+    o.lower_bound = o.prediction->cost_usd * (1 - 1e-9);
+    o.counters = {.nodes = 1, .clusters_evaluated = 2, .pruned_by_bound = 3, .pruned_by_deadline = 4};
+    return o;
+}
+
+dnnplan::search_outcome outcome_without_plan() {
+    dnnplan::search_outcome o;
+    o.status = dnnplan::solve_status::infeasible;
+    o.reason = "no cluster in the search space meets the goals";
+    o.lower_bound = std::numeric_limits<double>::infinity();
+    o.fastest_training_time_s = 1.0 / 3.0;
+    o.counters = {.nodes = 9, .clusters_evaluated = 0, .pruned_by_bound = 0, .pruned_by_deadline = 9};
+    return o;
+}
+
+// One valid document of each reader, every key written.
+nlohmann::json space_document() {
+    return {{"lower", {0, 2}}, {"upper", {4, 5}}, {"min_workers", 2}, {"max_workers", 6}};
+}
+nlohmann::json network_document() {
+    return {{"parameter_bytes", 11.5e6},
+            {"required_bandwidth_bytes_per_s", 142e6},
+            {"ps_bandwidth_bytes_per_s", 1.2e9},
+            {"pcie_bandwidth_bytes_per_s", 1e10},
+            {"contention", {{"alpha1", 0.8}, {"beta1", -1.92}}}};
+}
+
+}  // namespace
+
+TEST_CASE("the search and model layers' types round-trip field by field", "[io][json][round_trip]") {
+    constexpr auto no_cap = std::numeric_limits<std::int64_t>::max();
+    constexpr auto infinity = std::numeric_limits<double>::infinity();
+
+    const dnnplan::cluster_space capped{.lower = {0, 2, 1}, .upper = {10, 2, 2147483647}, .min_workers = 3,
+                                        .max_workers = 40};
+    const dnnplan::cluster_space uncapped{.lower = {1}, .upper = {5}, .min_workers = 1, .max_workers = no_cap};
+    check_layer_round_trip(capped);
+    check_layer_round_trip(uncapped);
+    check_layer_round_trip(dnnplan::cluster_space{});
+    const ordered_json space = uncapped;
+    CHECK(space.dump() == R"({"lower":[1],"upper":[5],"min_workers":1,"max_workers":null})");
+    // Absent optionals take the struct's defaults: no cap, at least one worker.
+    const auto defaults = nlohmann::json{{"lower", {0}}, {"upper", {3}}}.get<dnnplan::cluster_space>();
+    CHECK(defaults.min_workers == 1);
+    CHECK(defaults.max_workers == no_cap);
+
+    const dnnplan::cluster_goals timed{.target_loss = 0.8, .deadline_s = 2400.5,
+                                       .objective = dnnplan::search_objective::minimize_time};
+    const dnnplan::cluster_goals open{.target_loss = 1.0 / 3.0, .deadline_s = infinity,
+                                      .objective = dnnplan::search_objective::minimize_cost};
+    check_layer_round_trip(timed);
+    check_layer_round_trip(open);
+    const ordered_json goals = open;
+    CHECK(goals.dump() == R"({"target_loss":0.3333333333333333,"deadline_s":null,"objective":"minimize_cost"})");
+    const auto bare = nlohmann::json{{"target_loss", 0.5}}.get<dnnplan::cluster_goals>();
+    CHECK(bare.deadline_s == infinity);
+    CHECK(bare.objective == dnnplan::search_objective::minimize_cost);
+
+    check_layer_round_trip(dnnplan::exact_options{});
+    check_layer_round_trip(dnnplan::exact_options{.node_budget = no_cap, .time_budget_s = 2.5, .relative_gap = 0});
+    CHECK(same(nlohmann::json::object().get<dnnplan::exact_options>(), dnnplan::exact_options{}));
+
+    check_layer_round_trip(dnnplan::sliding_window_options{});
+    check_layer_round_trip(dnnplan::sliding_window_options{.paper_bounds = false, .n_upper = 0, .wrap_around = true});
+    check_layer_round_trip(
+        dnnplan::sliding_window_options{.paper_bounds = true, .n_upper = no_cap, .wrap_around = false});
+    const ordered_json window = dnnplan::sliding_window_options{};
+    CHECK(window.dump() == R"({"paper_bounds":true,"n_upper":null,"wrap_around":false})");
+    const auto no_n_upper =
+        nlohmann::json{{"paper_bounds", false}, {"wrap_around", false}}.get<dnnplan::sliding_window_options>();
+    CHECK_FALSE(no_n_upper.n_upper.has_value());
+
+    const auto with_plan = outcome_with_plan();
+    const auto without_plan = outcome_without_plan();
+    check_layer_round_trip(with_plan);
+    check_layer_round_trip(without_plan);
+    check_layer_round_trip(dnnplan::search_outcome{});
+    const ordered_json a = with_plan;
+    CHECK(a["counts"] == ordered_json::array({3, 0, 7}));
+    CHECK(a["prediction"] == ordered_json(*with_plan.prediction));
+    CHECK(a["prediction"]["workers"] == 10);
+    CHECK(a["fastest_training_time_s"].is_null());
+    const ordered_json b = without_plan;
+    CHECK(b["counts"] == ordered_json::array());
+    CHECK(b["prediction"].is_null());
+    CHECK(b["lower_bound"].is_null());  // +infinity
+    CHECK(b["fastest_training_time_s"] == 1.0 / 3.0);
+    // Key order: status, reason, counts, prediction, lower_bound, fastest_training_time_s, counters.
+    std::vector<std::string> keys;
+    for (auto it = a.begin(); it != a.end(); ++it) keys.push_back(it.key());
+    CHECK(keys == std::vector<std::string>{"status", "reason", "counts", "prediction", "lower_bound",
+                                           "fastest_training_time_s", "counters"});
+    auto absent_fastest = nlohmann::json(without_plan);
+    absent_fastest.erase("fastest_training_time_s");
+    CHECK_FALSE(absent_fastest.get<dnnplan::search_outcome>().fastest_training_time_s.has_value());
+
+    check_layer_round_trip(dnnplan::affine_in_batch{.intercept = 1.0 / 3.0, .slope = -2.5e-4});
+    const auto network = network_document().get<dnnplan::ps_network>();
+    CHECK(network.contention.beta1 == -1.92);
+    check_layer_round_trip(network);
+    check_layer_round_trip(dnnplan::ps_worker_type{.gpus = 8, .worker_batch = 8192, .compute_s = 0.1 + 0.2});
+    check_layer_round_trip(dnnplan::measured_worker_type{.name = "g4dn.4xlarge \xC3\xA9", .gpus = 2,
+                                                          .worker_batch = 1024, .samples_per_s = 750.125});
+    check_layer_round_trip(dnnplan::batch_memory_fit{.alpha2_samples_per_byte = 1.0 / 7.0e6, .beta2_samples = -12.5});
+    const nlohmann::json fit = dnnplan::batch_memory_fit{.alpha2_samples_per_byte = 2, .beta2_samples = 3};
+    CHECK(fit == nlohmann::json{{"alpha2_samples_per_byte", 2.0}, {"beta2_samples", 3.0}});
+}
+
+TEST_CASE("the search and model layers' readers reject unknown keys naming them", "[io][json][errors]") {
+    const auto with_extra = [](nlohmann::json j) {
+        j["extra"] = 1;
+        return j;
+    };
+    CHECK(rejected_field<dnnplan::cluster_space>(with_extra(space_document())) == "extra");
+    CHECK(rejected_field<dnnplan::cluster_goals>(with_extra({{"target_loss", 1}})) == "extra");
+    CHECK(rejected_field<dnnplan::exact_options>(with_extra(nlohmann::json::object())) == "extra");
+    CHECK(rejected_field<dnnplan::sliding_window_options>(
+              with_extra(nlohmann::json(dnnplan::sliding_window_options{}))) == "extra");
+    CHECK(rejected_field<dnnplan::search_outcome>(with_extra(nlohmann::json(outcome_with_plan()))) == "extra");
+    CHECK(rejected_field<dnnplan::affine_in_batch>(with_extra({{"intercept", 1}, {"slope", 2}})) == "extra");
+    CHECK(rejected_field<dnnplan::ps_network>(with_extra(network_document())) == "extra");
+    CHECK(rejected_field<dnnplan::ps_worker_type>(
+              with_extra({{"gpus", 1}, {"worker_batch", 8}, {"compute_s", 0.5}})) == "extra");
+    CHECK(rejected_field<dnnplan::measured_worker_type>(
+              with_extra({{"name", "a"}, {"gpus", 1}, {"worker_batch", 8}, {"samples_per_s", 10}})) == "extra");
+    CHECK(rejected_field<dnnplan::batch_memory_fit>(
+              with_extra({{"alpha2_samples_per_byte", 1}, {"beta2_samples", 2}})) == "extra");
+
+    // Nested objects name the full path; the expected text lists the allowed keys.
+    auto network = network_document();
+    network["contention"]["gamma"] = 1;
+    CHECK(rejected_field<dnnplan::ps_network>(network) == "contention.gamma");
+    auto outcome = nlohmann::json(outcome_with_plan());
+    outcome["prediction"]["extra"] = true;
+    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "prediction.extra");
+    outcome = nlohmann::json(outcome_with_plan());
+    outcome["counters"]["extra"] = 0;
+    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "counters.extra");
+    const auto e = rejection_of_value<dnnplan::cluster_goals>(with_extra({{"target_loss", 1}}));
+    REQUIRE(e.has_value());
+    CHECK(e->expected() == "one of the keys target_loss, deadline_s, objective");
+    // The same through ordered_json.
+    CHECK(rejected_field<dnnplan::cluster_space>(ordered_json{{"lower", {0}}, {"upper", {1}}, {"cap", 2}}) == "cap");
+}
+
+TEST_CASE("the search and model layers' readers name missing keys", "[io][json][errors]") {
+    check_missing<dnnplan::cluster_space>({{"upper", {1}}}, "lower");
+    check_missing<dnnplan::cluster_space>({{"lower", {1}}}, "upper");
+    check_missing<dnnplan::cluster_goals>({{"deadline_s", 10}}, "target_loss");
+    check_missing<dnnplan::sliding_window_options>({{"wrap_around", true}}, "paper_bounds");
+    check_missing<dnnplan::sliding_window_options>({{"paper_bounds", true}, {"n_upper", 4}}, "wrap_around");
+    for (const char* key : {"status", "reason", "counts", "prediction", "lower_bound", "counters"}) {
+        auto outcome = nlohmann::json(outcome_with_plan());
+        outcome.erase(key);
+        check_missing<dnnplan::search_outcome>(outcome, key);
+    }
+    auto outcome = nlohmann::json(outcome_with_plan());
+    outcome["prediction"].erase("billed_s");
+    check_missing<dnnplan::search_outcome>(outcome, "prediction.billed_s");
+    check_missing<dnnplan::affine_in_batch>({{"intercept", 1}}, "slope");
+    auto network = network_document();
+    network.erase("contention");
+    check_missing<dnnplan::ps_network>(network, "contention");
+    network = network_document();
+    network["contention"].erase("beta1");
+    check_missing<dnnplan::ps_network>(network, "contention.beta1");
+    check_missing<dnnplan::ps_worker_type>({{"gpus", 1}, {"worker_batch", 8}}, "compute_s");
+    check_missing<dnnplan::measured_worker_type>({{"gpus", 1}, {"worker_batch", 8}, {"samples_per_s", 10}}, "name");
+    check_missing<dnnplan::batch_memory_fit>({{"alpha2_samples_per_byte", 1}}, "beta2_samples");
+    // exact_options has no required key (see the round-trip test: {} reads as the defaults).
+}
+
+TEST_CASE("the search and model layers' readers check integers, numbers and ranges", "[io][json][errors]") {
+    // Counts are non-negative int32.
+    auto space = space_document();
+    space["lower"][1] = 1.5;
+    CHECK(rejected_field<dnnplan::cluster_space>(space) == "lower[1]");
+    space = space_document();
+    space["upper"][0] = -1;
+    CHECK(rejected_field<dnnplan::cluster_space>(space) == "upper[0]");
+    space = space_document();
+    space["upper"][0] = 2147483648LL;
+    CHECK(rejected_field<dnnplan::cluster_space>(space) == "upper[0]");
+    space = space_document();
+    space["lower"] = 3;
+    CHECK(rejected_field<dnnplan::cluster_space>(space) == "lower");
+    space = space_document();
+    space["max_workers"] = "none";
+    const auto max_error = rejection_of_value<dnnplan::cluster_space>(space);
+    REQUIRE(max_error.has_value());
+    CHECK(max_error->field() == "max_workers");
+    CHECK(max_error->expected() == "an integer in [0, 9223372036854775807] or null");
+
+    // Then cluster_space::validate, naming fields from the document's root.
+    space = space_document();
+    space["lower"][1] = 6;  // > upper[1] = 5
+    const auto bounds_error = rejection_of_value<dnnplan::cluster_space>(space);
+    REQUIRE(bounds_error.has_value());
+    CHECK(bounds_error->field() == "upper[1]");
+    CHECK(bounds_error->value() == "5");
+    CHECK(bounds_error->expected() == "an integer >= 6");
+    space = space_document();
+    space["upper"] = {4};
+    CHECK(rejected_field<dnnplan::cluster_space>(space) == "lower");
+    space = space_document();
+    space["min_workers"] = 0;
+    CHECK(rejected_field<dnnplan::cluster_space>(space) == "min_workers");
+
+    // Numbers are finite JSON numbers; null means +infinity only where the layout says so.
+    CHECK(rejected_field<dnnplan::cluster_goals>(nlohmann::json{{"target_loss", "0.8"}}) == "target_loss");
+    CHECK(rejected_field<dnnplan::cluster_goals>(
+              nlohmann::json{{"target_loss", std::numeric_limits<double>::infinity()}}) == "target_loss");
+    CHECK(rejected_field<dnnplan::cluster_goals>(nlohmann::json{{"target_loss", nullptr}}) == "target_loss");
+    CHECK(rejected_field<dnnplan::cluster_goals>(nlohmann::json{{"target_loss", 1}, {"deadline_s", "inf"}}) ==
+          "deadline_s");
+    CHECK(rejected_field<dnnplan::cluster_goals>(nlohmann::json{{"target_loss", 1}, {"objective", "fastest"}}) ==
+          "objective");
+    CHECK(rejected_field<dnnplan::affine_in_batch>(
+              nlohmann::json{{"intercept", std::nan("")}, {"slope", 1}}) == "intercept");
+    CHECK(rejected_field<dnnplan::batch_memory_fit>(
+              nlohmann::json{{"alpha2_samples_per_byte", 1}, {"beta2_samples", true}}) == "beta2_samples");
+    CHECK(rejected_field<dnnplan::ps_worker_type>(
+              nlohmann::json{{"gpus", 1.5}, {"worker_batch", 8}, {"compute_s", 0.5}}) == "gpus");
+    CHECK(rejected_field<dnnplan::measured_worker_type>(
+              nlohmann::json{{"name", 7}, {"gpus", 1}, {"worker_batch", 8}, {"samples_per_s", 10}}) == "name");
+    CHECK(rejected_field<dnnplan::sliding_window_options>(
+              nlohmann::json{{"paper_bounds", true}, {"n_upper", -1}, {"wrap_around", false}}) == "n_upper");
+    CHECK(rejected_field<dnnplan::sliding_window_options>(
+              nlohmann::json{{"paper_bounds", 1}, {"wrap_around", false}}) == "paper_bounds");
+
+    // exact_options: the ranges of spot_options::validate for the same fields.
+    const auto gap_error = rejection_of_value<dnnplan::exact_options>(nlohmann::json{{"relative_gap", 1}});
+    REQUIRE(gap_error.has_value());
+    CHECK(gap_error->field() == "relative_gap");
+    CHECK(gap_error->value() == "1");
+    CHECK(gap_error->expected() == "a number in [0, 1)");
+    CHECK(rejected_field<dnnplan::exact_options>(nlohmann::json{{"relative_gap", -0.5}}) == "relative_gap");
+    CHECK(rejected_field<dnnplan::exact_options>(nlohmann::json{{"relative_gap", 0.999}}) == "(accepted)");
+    CHECK(rejected_field<dnnplan::exact_options>(nlohmann::json{{"time_budget_s", -1}}) == "time_budget_s");
+    CHECK(rejected_field<dnnplan::exact_options>(nlohmann::json{{"node_budget", -1}}) == "node_budget");
+    CHECK(rejected_field<dnnplan::exact_options>(nlohmann::json{{"node_budget", 2.5}}) == "node_budget");
+
+    // ps_network: its validate() runs after reading.
+    auto network = network_document();
+    network["parameter_bytes"] = 0;
+    const auto network_error = rejection_of_value<dnnplan::ps_network>(network);
+    REQUIRE(network_error.has_value());
+    CHECK(network_error->field() == "parameter_bytes");
+    CHECK(network_error->expected() == "a finite number > 0");
+    network = network_document();
+    network["pcie_bandwidth_bytes_per_s"] = -1e10;
+    CHECK(rejected_field<dnnplan::ps_network>(network) == "pcie_bandwidth_bytes_per_s");
+
+    // search_outcome: counts are int32, the prediction an object or null, no counts without a plan.
+    auto outcome = nlohmann::json(outcome_with_plan());
+    outcome["counts"][2] = 2.5;
+    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "counts[2]");
+    outcome = nlohmann::json(outcome_with_plan());
+    outcome["prediction"] = 5;
+    const auto prediction_error = rejection_of_value<dnnplan::search_outcome>(outcome);
+    REQUIRE(prediction_error.has_value());
+    CHECK(prediction_error->field() == "prediction");
+    CHECK(prediction_error->expected() == "an object or null");
+    outcome = nlohmann::json(outcome_with_plan());
+    outcome["prediction"]["workers"] = nullptr;
+    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "prediction.workers");
+    outcome = nlohmann::json(outcome_with_plan());
+    outcome["prediction"] = nullptr;  // counts but no plan
+    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "counts");
+    outcome = nlohmann::json(outcome_with_plan());
+    outcome["lower_bound"] = "inf";
+    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "lower_bound");
+    outcome = nlohmann::json(outcome_with_plan());
+    outcome["status"] = "done";
+    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "status");
+    outcome = nlohmann::json(outcome_with_plan());
+    outcome["counters"]["nodes"] = -1;
+    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "counters.nodes");
+
+    // Not objects at all: the root is named; on failure the target is unchanged.
+    CHECK(rejected_field<dnnplan::search_outcome>(nlohmann::json::array()) == "(root)");
+    dnnplan::cluster_space kept{.lower = {1}, .upper = {2}, .min_workers = 1, .max_workers = 2};
+    space = space_document();
+    space["lower"][1] = 6;
+    CHECK_THROWS_AS(dnnplan::from_json(space, kept), dnnplan::invalid_input);
+    CHECK(kept.lower == std::vector<std::int32_t>{1});
+    CHECK(kept.max_workers == 2);
+}

@@ -21,7 +21,10 @@
 //   - a workload_profile read on its own has no catalog: its per_instance names are checked
 //     against the catalog only when it is read inside a spot_problem or spot_request. Types
 //     without a validate() (instance_type, instance_profile, the coefficient structs, the result
-//     types) get the structural checks only; their rules are enforced by the containing type.
+//     types, cluster_goals, sliding_window_options, the worker types, affine_in_batch,
+//     batch_memory_fit) get the structural checks only; their rules are enforced by the
+//     containing type or the model that uses them. exact_options has no validate() either: its
+//     reader checks the ranges spot_options::validate checks for the same fields.
 // Reading from a nlohmann value gives the strong guarantee: on failure the target is unchanged.
 //
 // The problem file (spot_request):
@@ -49,6 +52,24 @@
 // nlohmann::json sorts object keys; to_json_text() prints with nlohmann::ordered_json, in the
 // order above and with "counts" in catalog order, and parse_spot_result() keeps the document
 // order of "counts".
+//
+// The generic search and model layers (same rules; types indexed by position, not by name):
+//   cluster_space:          {"lower": [count], "upper": [count], "min_workers"?, "max_workers"?}
+//                           max_workers null or absent: no cap (written null when it is the int64
+//                           max); then cluster_space::validate (lower[k] <= upper[k], ...)
+//   cluster_goals:          {"target_loss", "deadline_s"?, "objective"?}  deadline null or absent: +inf
+//   exact_options:          {"node_budget"?, "time_budget_s"?, "relative_gap"?}  budgets >= 0, gap in [0, 1)
+//   sliding_window_options: {"paper_bounds", "n_upper"?, "wrap_around"}  n_upper null or absent: none
+//   search_outcome:         {"status", "reason", "counts": [count] ([] without a plan),
+//                            "prediction": {cluster_prediction} or null, "lower_bound" (null: +inf),
+//                            "fastest_training_time_s"? (number or null), "counters"}
+//   affine_in_batch:        {"intercept", "slope"}
+//   ps_network:             {"parameter_bytes", "required_bandwidth_bytes_per_s", "ps_bandwidth_bytes_per_s",
+//                            "pcie_bandwidth_bytes_per_s", "contention": {"alpha1", "beta1"}}, then validate
+//   ps_worker_type:         {"gpus", "worker_batch", "compute_s"}
+//   measured_worker_type:   {"name", "gpus", "worker_batch", "samples_per_s"}
+//   batch_memory_fit:       {"alpha2_samples_per_byte", "beta2_samples"}
+// Here null is accepted wherever the layout says so (it is also what the writers emit).
 
 #include <dnnplan/core/catalog.hpp>
 #include <dnnplan/core/error.hpp>
@@ -56,6 +77,13 @@
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/core/workload.hpp>
 #include <dnnplan/detail/validate.hpp>
+#include <dnnplan/model/concepts.hpp>
+#include <dnnplan/model/heterogeneous_ps.hpp>
+#include <dnnplan/model/memory.hpp>
+#include <dnnplan/search/cluster_space.hpp>
+#include <dnnplan/search/exact.hpp>
+#include <dnnplan/search/outcome.hpp>
+#include <dnnplan/search/sliding_window.hpp>
 #include <dnnplan/solve/spot_provision.hpp>
 
 #include <nlohmann/json.hpp>
@@ -582,6 +610,107 @@ void read_value(tag, const Json& j, const std::string& path, spot_result& out) {
     in.required("counters", out.counters);
 }
 
+// ---- the search and model layers ---------------------------------------------------------------
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, cluster_space& out) {
+    const object_reader<Json> in(j, path, {"lower", "upper", "min_workers", "max_workers"});
+    in.required("lower", out.lower);
+    in.required("upper", out.upper);
+    in.optional("min_workers", out.min_workers);
+    std::optional<std::int64_t> max_workers;  // null or absent: no cap
+    in.optional("max_workers", max_workers);
+    out.max_workers = max_workers.value_or(std::numeric_limits<std::int64_t>::max());
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, cluster_goals& out) {
+    const object_reader<Json> in(j, path, {"target_loss", "deadline_s", "objective"});
+    in.required("target_loss", out.target_loss);
+    std::optional<double> deadline_s;  // null or absent: no deadline
+    in.optional("deadline_s", deadline_s);
+    out.deadline_s = deadline_s.value_or(std::numeric_limits<double>::infinity());
+    in.optional("objective", out.objective);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, exact_options& out) {
+    const object_reader<Json> in(j, path, {"node_budget", "time_budget_s", "relative_gap"});
+    in.optional("node_budget", out.node_budget);
+    in.optional("time_budget_s", out.time_budget_s);
+    in.optional("relative_gap", out.relative_gap);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, sliding_window_options& out) {
+    const object_reader<Json> in(j, path, {"paper_bounds", "n_upper", "wrap_around"});
+    in.required("paper_bounds", out.paper_bounds);
+    in.optional("n_upper", out.n_upper);
+    in.required("wrap_around", out.wrap_around);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, search_outcome& out) {
+    const object_reader<Json> in(j, path,
+                                 {"status", "reason", "counts", "prediction", "lower_bound", "fastest_training_time_s",
+                                  "counters"});
+    in.required("status", out.status);
+    in.required("reason", out.reason);
+    in.required("counts", out.counts);
+    in.required("prediction", out.prediction);
+    if (!out.prediction && !out.counts.empty())
+        fail(in.path_of("counts"), value_text(*in.find("counts")), "[] (prediction is null: there is no plan)");
+    std::optional<double> lower_bound;
+    in.required("lower_bound", lower_bound);
+    out.lower_bound = lower_bound.value_or(std::numeric_limits<double>::infinity());
+    out.fastest_training_time_s.reset();
+    in.optional("fastest_training_time_s", out.fastest_training_time_s);
+    in.required("counters", out.counters);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, affine_in_batch& out) {
+    const object_reader<Json> in(j, path, {"intercept", "slope"});
+    in.required("intercept", out.intercept);
+    in.required("slope", out.slope);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, ps_network& out) {
+    const object_reader<Json> in(j, path,
+                                 {"parameter_bytes", "required_bandwidth_bytes_per_s", "ps_bandwidth_bytes_per_s",
+                                  "pcie_bandwidth_bytes_per_s", "contention"});
+    in.required("parameter_bytes", out.parameter_bytes);
+    in.required("required_bandwidth_bytes_per_s", out.required_bandwidth_bytes_per_s);
+    in.required("ps_bandwidth_bytes_per_s", out.ps_bandwidth_bytes_per_s);
+    in.required("pcie_bandwidth_bytes_per_s", out.pcie_bandwidth_bytes_per_s);
+    in.required("contention", out.contention);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, ps_worker_type& out) {
+    const object_reader<Json> in(j, path, {"gpus", "worker_batch", "compute_s"});
+    in.required("gpus", out.gpus);
+    in.required("worker_batch", out.worker_batch);
+    in.required("compute_s", out.compute_s);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, measured_worker_type& out) {
+    const object_reader<Json> in(j, path, {"name", "gpus", "worker_batch", "samples_per_s"});
+    in.required("name", out.name);
+    in.required("gpus", out.gpus);
+    in.required("worker_batch", out.worker_batch);
+    in.required("samples_per_s", out.samples_per_s);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, batch_memory_fit& out) {
+    const object_reader<Json> in(j, path, {"alpha2_samples_per_byte", "beta2_samples"});
+    in.required("alpha2_samples_per_byte", out.alpha2_samples_per_byte);
+    in.required("beta2_samples", out.beta2_samples);
+}
+
 // ---- semantic validation at a root-relative path -------------------------------------------
 
 /// Runs `validate(path)`: every validate() member names its fields relative to `path`, with
@@ -591,7 +720,8 @@ void validate_at(const std::string& path, Validate&& validate) {
     std::forward<Validate>(validate)(std::string_view(path));
 }
 
-/// Types without a validate(): the structural checks are all there is.
+/// Types without a validate(): the structural checks are all there is. Every type with one has
+/// its overload below, declared before read_root() (which finds them by ordinary lookup only).
 template <class T>
 void validate_root(const T&) {}
 
@@ -618,6 +748,18 @@ inline void validate_root(const spot_request& request) {
     request.problem.validate("");
     request.options.validate("options");
 }
+
+inline void validate_root(const cluster_space& space) { space.validate(""); }
+
+/// exact_options has no validate(): the ranges of the same fields of spot_options::validate.
+inline void validate_root(const exact_options& options) {
+    require_at_least("node_budget", options.node_budget, 0);
+    require_non_negative("time_budget_s", options.time_budget_s);
+    if (!(options.relative_gap >= 0.0 && options.relative_gap < 1.0))
+        throw invalid_input("relative_gap", format_number(options.relative_gap), "a number in [0, 1)");
+}
+
+inline void validate_root(const ps_network& network) { network.validate(""); }
 
 /// Reads a whole document into `out` (unchanged on failure) and validates it.
 template <document Json, class T>
@@ -982,6 +1124,124 @@ void to_json(Json& j, const spot_result& r) {
 }
 template <detail::json_io::document Json>
 void from_json(const Json& j, spot_result& out) { detail::json_io::read_root(j, out); }
+
+// ---- the search and model layers (layouts at the top of this header) -----------------------------
+
+/// A max_workers of the int64 max (no cap) is written as null.
+template <detail::json_io::document Json>
+void to_json(Json& j, const cluster_space& s) {
+    j = Json::object();
+    j["lower"] = s.lower;
+    j["upper"] = s.upper;
+    j["min_workers"] = s.min_workers;
+    if (s.max_workers == std::numeric_limits<std::int64_t>::max()) j["max_workers"] = nullptr;
+    else j["max_workers"] = s.max_workers;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, cluster_space& out) { detail::json_io::read_root(j, out); }
+
+/// A deadline that is not finite is written as null and read back as +infinity (no deadline).
+template <detail::json_io::document Json>
+void to_json(Json& j, const cluster_goals& g) {
+    j = Json::object();
+    j["target_loss"] = g.target_loss;
+    if (std::isfinite(g.deadline_s)) j["deadline_s"] = g.deadline_s;
+    else j["deadline_s"] = nullptr;
+    j["objective"] = g.objective;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, cluster_goals& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const exact_options& o) {
+    j = Json::object();
+    j["node_budget"] = o.node_budget;
+    j["time_budget_s"] = o.time_budget_s;
+    j["relative_gap"] = o.relative_gap;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, exact_options& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const sliding_window_options& o) {
+    j = Json::object();
+    j["paper_bounds"] = o.paper_bounds;
+    if (o.n_upper) j["n_upper"] = *o.n_upper;
+    else j["n_upper"] = nullptr;
+    j["wrap_around"] = o.wrap_around;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, sliding_window_options& out) { detail::json_io::read_root(j, out); }
+
+/// As spot_result: a lower_bound that is not finite is written as null and read back as
+/// +infinity. The prediction is one nested object (null without a plan).
+template <detail::json_io::document Json>
+void to_json(Json& j, const search_outcome& o) {
+    j = Json::object();
+    j["status"] = o.status;
+    j["reason"] = o.reason;
+    j["counts"] = o.counts;
+    if (o.prediction) j["prediction"] = *o.prediction;
+    else j["prediction"] = nullptr;
+    if (std::isfinite(o.lower_bound)) j["lower_bound"] = o.lower_bound;
+    else j["lower_bound"] = nullptr;
+    if (o.fastest_training_time_s) j["fastest_training_time_s"] = *o.fastest_training_time_s;
+    else j["fastest_training_time_s"] = nullptr;
+    j["counters"] = o.counters;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, search_outcome& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const affine_in_batch& a) {
+    j = Json::object();
+    j["intercept"] = a.intercept;
+    j["slope"] = a.slope;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, affine_in_batch& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const ps_network& n) {
+    j = Json::object();
+    j["parameter_bytes"] = n.parameter_bytes;
+    j["required_bandwidth_bytes_per_s"] = n.required_bandwidth_bytes_per_s;
+    j["ps_bandwidth_bytes_per_s"] = n.ps_bandwidth_bytes_per_s;
+    j["pcie_bandwidth_bytes_per_s"] = n.pcie_bandwidth_bytes_per_s;
+    j["contention"] = n.contention;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, ps_network& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const ps_worker_type& t) {
+    j = Json::object();
+    j["gpus"] = t.gpus;
+    j["worker_batch"] = t.worker_batch;
+    j["compute_s"] = t.compute_s;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, ps_worker_type& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const measured_worker_type& t) {
+    j = Json::object();
+    j["name"] = t.name;
+    j["gpus"] = t.gpus;
+    j["worker_batch"] = t.worker_batch;
+    j["samples_per_s"] = t.samples_per_s;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, measured_worker_type& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const batch_memory_fit& f) {
+    j = Json::object();
+    j["alpha2_samples_per_byte"] = f.alpha2_samples_per_byte;
+    j["beta2_samples"] = f.beta2_samples;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, batch_memory_fit& out) { detail::json_io::read_root(j, out); }
 
 // ---- text ------------------------------------------------------------------------------------
 
