@@ -1164,8 +1164,12 @@ TEST_CASE("the search and model layers' readers name missing keys", "[io][json][
     check_missing<dnnplan::cluster_space>({{"upper", {1}}}, "lower");
     check_missing<dnnplan::cluster_space>({{"lower", {1}}}, "upper");
     check_missing<dnnplan::cluster_goals>({{"deadline_s", 10}}, "target_loss");
-    check_missing<dnnplan::sliding_window_options>({{"wrap_around", true}}, "paper_bounds");
-    check_missing<dnnplan::sliding_window_options>({{"paper_bounds", true}, {"n_upper", 4}}, "wrap_around");
+    // Every sliding_window_options key is optional, as for the other options types.
+    const auto defaults = nlohmann::json::object().get<dnnplan::sliding_window_options>();
+    CHECK(same(defaults, dnnplan::sliding_window_options{}));
+    const auto partial = nlohmann::json{{"wrap_around", true}}.get<dnnplan::sliding_window_options>();
+    CHECK(partial.paper_bounds);
+    CHECK(partial.wrap_around);
     for (const char* key : {"status", "reason", "counts", "prediction", "lower_bound", "counters"}) {
         auto outcome = nlohmann::json(outcome_with_plan());
         outcome.erase(key);

@@ -59,7 +59,7 @@
 //                           max); then cluster_space::validate (lower[k] <= upper[k], ...)
 //   cluster_goals:          {"target_loss", "deadline_s"?, "objective"?}  deadline null or absent: +inf
 //   exact_options:          {"node_budget"?, "time_budget_s"?, "relative_gap"?}  budgets >= 0, gap in [0, 1)
-//   sliding_window_options: {"paper_bounds", "n_upper"?, "wrap_around"}  n_upper null or absent: none
+//   sliding_window_options: {"paper_bounds"?, "n_upper"?, "wrap_around"?}  n_upper null or absent: none
 //   search_outcome:         {"status", "reason", "counts": [count] ([] without a plan),
 //                            "prediction": {cluster_prediction} or null, "lower_bound" (null: +inf),
 //                            "fastest_training_time_s"? (number or null), "counters"}
@@ -644,9 +644,9 @@ void read_value(tag, const Json& j, const std::string& path, exact_options& out)
 template <document Json>
 void read_value(tag, const Json& j, const std::string& path, sliding_window_options& out) {
     const object_reader<Json> in(j, path, {"paper_bounds", "n_upper", "wrap_around"});
-    in.required("paper_bounds", out.paper_bounds);
-    in.optional("n_upper", out.n_upper);
-    in.required("wrap_around", out.wrap_around);
+    in.optional("paper_bounds", out.paper_bounds);  // absent keys keep the struct's defaults,
+    in.optional("n_upper", out.n_upper);            // as for every options type
+    in.optional("wrap_around", out.wrap_around);
 }
 
 template <document Json>
