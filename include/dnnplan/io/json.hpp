@@ -69,10 +69,22 @@
 //   ps_worker_type:         {"gpus", "worker_batch", "compute_s"}
 //   measured_worker_type:   {"name", "gpus", "worker_batch", "samples_per_s"}
 //   batch_memory_fit:       {"alpha2_samples_per_byte", "beta2_samples"}
+//
+// The layer graph (core/layer_graph.hpp; read PipeDream's graph.txt with io/pipedream_graph.hpp):
+//   layer:                  {"id", "description", "forward_s", "backward_s", "activation_bytes",
+//                            "parameter_bytes", "optimizer_state_bytes"?}  (null or absent: not
+//                            profiled; written only when present)
+//   layer_graph:            {"layers": [layer], "edges": [{"from": ID, "to": ID}]}
+//                           edges name layers by id, not by index: an id that no layer has is
+//                           rejected at "edges[k].from" / "edges[k].to"; then layer_graph's
+//                           constructor checks the rest (unique ids, sizes >= 0, acyclic), with
+//                           the same field names. layer_edge has no JSON form of its own (it
+//                           holds indices, which only the graph can turn into ids).
 // Here null is accepted wherever the layout says so (it is also what the writers emit).
 
 #include <dnnplan/core/catalog.hpp>
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/core/layer_graph.hpp>
 #include <dnnplan/core/prediction.hpp>
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/core/workload.hpp>
@@ -103,6 +115,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -711,6 +724,69 @@ void read_value(tag, const Json& j, const std::string& path, batch_memory_fit& o
     in.required("beta2_samples", out.beta2_samples);
 }
 
+// ---- the layer graph -------------------------------------------------------------------------
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, layer& out) {
+    const object_reader<Json> in(j, path,
+                                 {"id", "description", "forward_s", "backward_s", "activation_bytes",
+                                  "parameter_bytes", "optimizer_state_bytes"});
+    in.required("id", out.id);
+    in.required("description", out.description);
+    in.required("forward_s", out.forward_s);
+    in.required("backward_s", out.backward_s);
+    in.required("activation_bytes", out.activation_bytes);
+    in.required("parameter_bytes", out.parameter_bytes);
+    in.optional("optimizer_state_bytes", out.optimizer_state_bytes);
+}
+
+/// The graph is validated while it is read: a layer_graph exists only validated. Its
+/// constructor's fields ("layers[3].forward_s", "edges") are put under `path`.
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, layer_graph& out) {
+    const object_reader<Json> in(j, path, {"layers", "edges"});
+    std::vector<layer> layers;
+    in.required("layers", layers);
+    const auto rethrow_under_path = [&](const invalid_input& e) {
+        if (path.empty()) throw e;
+        throw invalid_input(member_path(path, e.field()), e.value(), e.expected());
+    };
+    // Ids are checked (unique, non-empty) before edges are mapped to indices through them.
+    try {
+        static_cast<void>(layer_graph(layers, {}));
+    } catch (const invalid_input& e) {
+        rethrow_under_path(e);
+    }
+    std::unordered_map<std::string_view, std::size_t> index_of;
+    for (std::size_t i = 0; i < layers.size(); ++i) index_of.emplace(layers[i].id, i);
+
+    const std::string edges_path = in.path_of("edges");
+    const Json& edges_json = in.at("edges", "an array");
+    if (!edges_json.is_array()) fail(edges_path, value_text(edges_json), "an array");
+    std::vector<layer_edge> edges;
+    edges.reserve(edges_json.size());
+    for (std::size_t k = 0; k < edges_json.size(); ++k) {
+        const object_reader<Json> edge(edges_json[k], element_path(edges_path, k), {"from", "to"});
+        std::string from, to;
+        edge.required("from", from);
+        edge.required("to", to);
+        const auto index = [&](std::string_view key, const std::string& id) {
+            const auto it = index_of.find(id);
+            if (it == index_of.end()) fail(edge.path_of(key), value_text(*edge.find(key)), "the id of a layer in layers");
+            return it->second;
+        };
+        const std::size_t a = index("from", from), b = index("to", to);
+        if (a == b)  // named by id here; the constructor would print the index
+            fail(edge.path_of("to"), value_text(*edge.find("to")), "a layer other than its source " + from + " (no self-loops)");
+        edges.push_back({.from = a, .to = b});
+    }
+    try {
+        out = layer_graph(std::move(layers), std::move(edges));
+    } catch (const invalid_input& e) {
+        rethrow_under_path(e);
+    }
+}
+
 // ---- semantic validation at a root-relative path -------------------------------------------
 
 /// Runs `validate(path)`: every validate() member names its fields relative to `path`, with
@@ -1242,6 +1318,40 @@ void to_json(Json& j, const batch_memory_fit& f) {
 }
 template <detail::json_io::document Json>
 void from_json(const Json& j, batch_memory_fit& out) { detail::json_io::read_root(j, out); }
+
+// ---- the layer graph (layout at the top of this header) ----------------------------------------
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const layer& l) {
+    j = Json::object();
+    j["id"] = l.id;
+    j["description"] = l.description;
+    j["forward_s"] = l.forward_s;
+    j["backward_s"] = l.backward_s;
+    j["activation_bytes"] = l.activation_bytes;
+    j["parameter_bytes"] = l.parameter_bytes;
+    if (l.optimizer_state_bytes) j["optimizer_state_bytes"] = *l.optimizer_state_bytes;
+}
+/// Structural checks only: the rules on a layer's figures are layer_graph's.
+template <detail::json_io::document Json>
+void from_json(const Json& j, layer& out) { detail::json_io::read_root(j, out); }
+
+/// Edges are written by id: {"from": "node1", "to": "node2"}.
+template <detail::json_io::document Json>
+void to_json(Json& j, const layer_graph& g) {
+    j = Json::object();
+    j["layers"] = g.layers();
+    Json edges = Json::array();
+    for (const auto& e : g.edges()) {
+        Json edge = Json::object();
+        edge["from"] = g.at(e.from).id;
+        edge["to"] = g.at(e.to).id;
+        edges.push_back(std::move(edge));
+    }
+    j["edges"] = std::move(edges);
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, layer_graph& out) { detail::json_io::read_root(j, out); }
 
 // ---- text ------------------------------------------------------------------------------------
 
