@@ -9,7 +9,6 @@
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/layer_graph.hpp>
-#include <dnnplan/detail/validate.hpp>
 
 #include <array>
 #include <charconv>
