@@ -1,11 +1,13 @@
 #pragma once
 // Everything of dnnplan but the JSON integration, which is opt-in: include
-// <dnnplan/io/json.hpp> for it (the only header that includes nlohmann/json).
+// <dnnplan/io/json.hpp> for it (the only header that includes nlohmann/json). The graph.txt
+// reader (io/pipedream_graph.hpp) needs no third-party header and is included.
 
 #include <dnnplan/version.hpp>
 
 #include <dnnplan/core/catalog.hpp>
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/core/layer_graph.hpp>
 #include <dnnplan/core/prediction.hpp>
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/core/workload.hpp>
@@ -17,6 +19,9 @@
 #include <dnnplan/model/heterogeneous_ps.hpp>
 #include <dnnplan/model/memory.hpp>
 
+#include <dnnplan/partition/antichain.hpp>
+#include <dnnplan/partition/pipedream.hpp>
+
 #include <dnnplan/search/box_sum.hpp>
 #include <dnnplan/search/cluster_space.hpp>
 #include <dnnplan/search/exact.hpp>
@@ -25,3 +30,5 @@
 #include <dnnplan/search/sliding_window.hpp>
 
 #include <dnnplan/solve/spot_provision.hpp>
+
+#include <dnnplan/io/pipedream_graph.hpp>

@@ -1,0 +1,278 @@
+#pragma once
+// The states of PipeDream's partitioning optimizer: the antichain DAG of a layer graph
+// (Narayanan et al., "PipeDream", SOSP 2019; its optimizer's graph.py, as described in the
+// reference note, sections 1-2). A state is a cut of the DNN: everything up to and including an
+// antichain of layers. Pipeline stages are ranges between states.
+
+#include <dnnplan/core/error.hpp>
+#include <dnnplan/core/layer_graph.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string_view>
+#include <vector>
+
+namespace dnnplan {
+
+/// One state of the antichain DAG.
+struct antichain_state {
+    std::vector<std::size_t> antichain{};  ///< augmented antichain X_s: layers live at the cut (layer indices)
+    std::vector<std::size_t> layers{};     ///< D_s: X_s and all their predecessors, in layer order
+    double compute_s = 0.0;                ///< sum of forward + backward time over D_s
+    double activation_bytes = 0.0;         ///< sum of activation sizes over D_s
+    double parameter_bytes = 0.0;          ///< sum of parameter sizes over D_s
+    double output_activation_bytes = 0.0;  ///< sum of activation sizes over X_s
+    std::vector<std::size_t> predecessors{};  ///< transitive predecessor states (indices into states)
+};
+
+/// The states of a graph in a topological order of the antichain DAG.
+struct antichain_states {
+    std::vector<antichain_state> states{};
+    std::vector<std::size_t> removed_layers{};  ///< "Input..." sources and "__getitem__..." sinks
+};
+
+namespace detail {
+
+class bitset_rows {
+public:
+    explicit bitset_rows(std::size_t n) : words_((n + 63) / 64), bits_(n * words_, 0) {}
+    [[nodiscard]] bool test(std::size_t row, std::size_t col) const noexcept {
+        return (bits_[row * words_ + col / 64] >> (col % 64)) & 1U;
+    }
+    void set(std::size_t row, std::size_t col) noexcept { bits_[row * words_ + col / 64] |= std::uint64_t{1} << (col % 64); }
+    void merge(std::size_t row, std::size_t from) noexcept {
+        for (std::size_t w = 0; w < words_; ++w) bits_[row * words_ + w] |= bits_[from * words_ + w];
+    }
+
+private:
+    std::size_t words_;
+    std::vector<std::uint64_t> bits_;
+};
+
+}  // namespace detail
+
+/// Builds PipeDream's states. Preprocessing as PipeDream's optimizer: remove every source layer
+/// whose description starts with "Input", then every sink whose description starts with
+/// "__getitem__". The breadth-first construction, augment, deaugment and next-antichain rules
+/// are PipeDream's; where PipeDream iterates a Python set (the order of the "extra" layers of an
+/// augmented antichain, which varies between runs), layer order is used, so the result is
+/// deterministic. Throws invalid_input when nothing is left to partition.
+[[nodiscard]] inline antichain_states build_antichain_states(const layer_graph& graph) {
+    const std::size_t n = graph.size();
+    std::vector<bool> removed(n, false);
+    antichain_states out;
+    for (std::size_t i = 0; i < n; ++i)
+        if (graph.predecessors(i).empty() && std::string_view(graph.at(i).description).starts_with("Input")) removed[i] = true;
+    // Sinks after the Input removal (an Input source is never a sink of interest here).
+    for (std::size_t i = 0; i < n; ++i) {
+        if (removed[i]) continue;
+        const bool sink = graph.successors(i).empty();
+        if (sink && std::string_view(graph.at(i).description).starts_with("__getitem__")) removed[i] = true;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (removed[i]) out.removed_layers.push_back(i);
+
+    // Out-neighbours and in-neighbours among the kept layers, in edge order.
+    std::vector<std::vector<std::size_t>> succ(n), pred(n);
+    for (const auto& e : graph.edges()) {
+        if (removed[e.from] || removed[e.to]) continue;
+        succ[e.from].push_back(e.to);
+        pred[e.to].push_back(e.from);
+    }
+    // Transitive closures, via a topological order of the kept layers.
+    std::vector<std::size_t> order;
+    {
+        std::vector<std::size_t> indeg(n, 0);
+        for (std::size_t i = 0; i < n; ++i) indeg[i] = pred[i].size();
+        std::deque<std::size_t> ready;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!removed[i] && indeg[i] == 0) ready.push_back(i);
+        while (!ready.empty()) {
+            const std::size_t i = ready.front();
+            ready.pop_front();
+            order.push_back(i);
+            for (const std::size_t j : succ[i])
+                if (--indeg[j] == 0) ready.push_back(j);
+        }
+    }
+    if (order.empty()) throw invalid_input("graph", "no layers after removing Input and __getitem__ layers", "at least one layer to partition");
+    detail::bitset_rows ancestors(n), descendants(n);
+    for (const std::size_t i : order)
+        for (const std::size_t p : pred[i]) {
+            ancestors.set(i, p);
+            ancestors.merge(i, p);
+        }
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+        for (const std::size_t s : succ[*it]) {
+            descendants.set(*it, s);
+            descendants.merge(*it, s);
+        }
+
+    using key_type = std::vector<std::size_t>;
+    const auto key_of = [](std::vector<std::size_t> a) {
+        std::sort(a.begin(), a.end());
+        return a;
+    };
+    // augment(A): predecessors of some a in A with a direct out-neighbour that is neither a
+    // predecessor of a nor a itself (tensors still live at the cut), then A.
+    const auto augment = [&](const std::vector<std::size_t>& a) {
+        std::vector<bool> extra(n, false);
+        for (const std::size_t node : a)
+            for (std::size_t p = 0; p < n; ++p) {
+                if (!ancestors.test(node, p) || extra[p]) continue;
+                for (const std::size_t o : succ[p])
+                    if (!ancestors.test(node, o) && o != node) {
+                        extra[p] = true;
+                        break;
+                    }
+            }
+        std::vector<std::size_t> x;
+        for (std::size_t p = 0; p < n; ++p)
+            if (extra[p]) x.push_back(p);
+        x.insert(x.end(), a.begin(), a.end());
+        return x;
+    };
+    // deaugment(X): drop members with a successor in X, and duplicates; keep order.
+    const auto deaugment = [&](const std::vector<std::size_t>& x) {
+        std::vector<std::size_t> a;
+        for (const std::size_t u : x) {
+            bool drop = false;
+            for (const std::size_t v : x)
+                if (descendants.test(u, v)) {
+                    drop = true;
+                    break;
+                }
+            if (!drop && std::find(a.begin(), a.end(), u) == a.end()) a.push_back(u);
+        }
+        return a;
+    };
+
+    std::map<key_type, std::size_t> index_of;
+    std::vector<std::vector<std::size_t>> augmented;     // X_s per state (creation order)
+    std::vector<std::vector<std::size_t>> dag_edges;     // state -> next states, in insertion order
+    std::vector<std::size_t> insertion;                  // states in the order the DAG first saw them
+    std::vector<bool> inserted;
+    const auto add_state = [&](const std::vector<std::size_t>& a) {
+        const key_type key = key_of(a);
+        if (const auto it = index_of.find(key); it != index_of.end()) return it->second;
+        const std::size_t id = augmented.size();
+        index_of.emplace(key, id);
+        augmented.push_back(augment(a));
+        dag_edges.emplace_back();
+        inserted.push_back(false);
+        return id;
+    };
+    const auto note_inserted = [&](std::size_t s) {
+        if (!inserted[s]) {
+            inserted[s] = true;
+            insertion.push_back(s);
+        }
+    };
+
+    std::size_t first_source = order.front();
+    for (std::size_t i = 0; i < n; ++i)
+        if (!removed[i] && pred[i].empty()) {
+            first_source = i;
+            break;
+        }
+    std::deque<std::vector<std::size_t>> queue{{first_source}};
+    add_state(queue.front());
+    std::vector<bool> expanded;
+    while (!queue.empty()) {
+        const std::vector<std::size_t> a = queue.front();
+        queue.pop_front();
+        const std::size_t from = index_of.at(key_of(a));
+        if (expanded.size() < augmented.size()) expanded.resize(augmented.size(), false);
+        if (expanded[from]) continue;
+        expanded[from] = true;
+        const std::vector<std::size_t> x = augmented[from];  // a copy: add_state() grows augmented
+        for (const std::size_t u : x)
+            for (const std::size_t v : succ[u]) {
+                if (std::find(a.begin(), a.end(), v) != a.end()) continue;
+                bool blocked = false;  // a member of X is a successor of v
+                for (const std::size_t w : x)
+                    if (descendants.test(v, w)) {
+                        blocked = true;
+                        break;
+                    }
+                if (blocked) continue;
+                std::vector<std::size_t> replaced = x;
+                for (auto& w : replaced)
+                    if (w == u) w = v;
+                const std::vector<std::size_t> next = deaugment(replaced);
+                const std::size_t known = augmented.size();
+                const std::size_t to = add_state(next);
+                note_inserted(from);
+                note_inserted(to);
+                dag_edges[from].push_back(to);
+                // PipeDream queues every successor and skips the expanded ones when popped;
+                // queueing only new states expands the same states in the same order.
+                if (to == known) queue.push_back(next);
+            }
+    }
+    const std::size_t s_count = augmented.size();
+    if (insertion.empty()) insertion.push_back(0);  // a single state: no edges
+
+    // PipeDream's topological sort: depth-first from every node in insertion order, children
+    // in edge order, each finished node put in front.
+    std::vector<std::size_t> sorted;
+    std::vector<int> mark(s_count, 0);
+    std::vector<std::pair<std::size_t, std::size_t>> stack;
+    for (const std::size_t root : insertion) {
+        if (mark[root] != 0) continue;
+        stack.emplace_back(root, 0);
+        mark[root] = 1;
+        while (!stack.empty()) {
+            auto& [node, next] = stack.back();
+            if (next < dag_edges[node].size()) {
+                const std::size_t child = dag_edges[node][next++];
+                if (mark[child] == 0) {
+                    mark[child] = 1;
+                    stack.emplace_back(child, 0);
+                }
+                continue;
+            }
+            mark[node] = 2;
+            sorted.push_back(node);
+            stack.pop_back();
+        }
+    }
+    std::reverse(sorted.begin(), sorted.end());
+    std::vector<std::size_t> position(s_count);
+    for (std::size_t i = 0; i < s_count; ++i) position[sorted[i]] = i;
+
+    // State figures and transitive predecessor states.
+    detail::bitset_rows state_ancestors(s_count);
+    for (const std::size_t s : sorted)
+        for (const std::size_t t : dag_edges[s]) {
+            state_ancestors.set(position[t], position[s]);
+            state_ancestors.merge(position[t], position[s]);
+        }
+    out.states.resize(s_count);
+    for (std::size_t i = 0; i < s_count; ++i) {
+        antichain_state& st = out.states[i];
+        st.antichain = augmented[sorted[i]];
+        std::vector<bool> in_closure(n, false);
+        for (const std::size_t u : st.antichain) {
+            in_closure[u] = true;
+            for (std::size_t p = 0; p < n; ++p)
+                if (ancestors.test(u, p)) in_closure[p] = true;
+            st.output_activation_bytes += graph.at(u).activation_bytes;
+        }
+        for (std::size_t p = 0; p < n; ++p) {
+            if (!in_closure[p]) continue;
+            st.layers.push_back(p);
+            st.compute_s += graph.at(p).forward_s + graph.at(p).backward_s;
+            st.activation_bytes += graph.at(p).activation_bytes;
+            st.parameter_bytes += graph.at(p).parameter_bytes;
+        }
+        for (std::size_t j = 0; j < s_count; ++j)
+            if (state_ancestors.test(i, j)) st.predecessors.push_back(j);
+    }
+    return out;
+}
+
+}  // namespace dnnplan
