@@ -193,3 +193,29 @@ TEST_CASE("on random chains the recurrence equals brute force", "[partition][pip
         }
     }
 }
+
+#include <dnnplan/io/json.hpp>
+
+TEST_CASE("a partition converts to JSON and back", "[partition][pipedream][json]") {
+    const auto r = dnnplan::pipedream_partition(fixture("vgg16"), machines({4}));
+    const nlohmann::json j = r;
+    CHECK(j.at("num_states") == 40);
+    CHECK(j.at("stages").at(0).at("replicas") == 3);
+    const auto back = j.get<dnnplan::pipedream_result>();
+    CHECK(back.time_per_minibatch_s == r.time_per_minibatch_s);
+    REQUIRE(back.stages.size() == r.stages.size());
+    CHECK(back.stages[1].layers == r.stages[1].layers);
+    dnnplan::pipedream_result none;
+    none.time_per_minibatch_s = std::numeric_limits<double>::infinity();
+    const nlohmann::json n = none;
+    CHECK(n.at("time_per_minibatch_s").is_null());
+    CHECK(std::isinf(n.get<dnnplan::pipedream_result>().time_per_minibatch_s));
+    nlohmann::json bad = j;
+    bad["stages"][0]["colour"] = 1;
+    try {
+        (void)bad.get<dnnplan::pipedream_result>();
+        FAIL("accepted an unknown key");
+    } catch (const dnnplan::invalid_input& e) {
+        CHECK(e.field() == "stages[0].colour");
+    }
+}

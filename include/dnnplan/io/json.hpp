@@ -64,6 +64,8 @@
 //                            "prediction": {cluster_prediction} or null, "lower_bound" (null: +inf),
 //                            "fastest_training_time_s"? (number or null), "counters"}
 //   affine_in_batch:        {"intercept", "slope"}
+//   pipedream_result:       {"time_per_minibatch_s" (null: no partition, +inf), "num_states",
+//                            "stages": [{"first_state", "end_state", "replicas", "compute_s", "layers"}]}
 //   ps_network:             {"parameter_bytes", "required_bandwidth_bytes_per_s", "ps_bandwidth_bytes_per_s",
 //                            "pcie_bandwidth_bytes_per_s", "contention": {"alpha1", "beta1"}}, then validate
 //   ps_worker_type:         {"gpus", "worker_batch", "compute_s"}
@@ -92,6 +94,7 @@
 #include <dnnplan/model/concepts.hpp>
 #include <dnnplan/model/heterogeneous_ps.hpp>
 #include <dnnplan/model/memory.hpp>
+#include <dnnplan/partition/pipedream.hpp>
 #include <dnnplan/search/cluster_space.hpp>
 #include <dnnplan/search/exact.hpp>
 #include <dnnplan/search/outcome.hpp>
@@ -682,6 +685,26 @@ void read_value(tag, const Json& j, const std::string& path, search_outcome& out
 }
 
 template <document Json>
+void read_value(tag, const Json& j, const std::string& path, pipedream_stage& out) {
+    const object_reader<Json> in(j, path, {"first_state", "end_state", "replicas", "compute_s", "layers"});
+    in.required("first_state", out.first_state);
+    in.required("end_state", out.end_state);
+    in.required("replicas", out.replicas);
+    in.required("compute_s", out.compute_s);
+    in.required("layers", out.layers);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, pipedream_result& out) {
+    const object_reader<Json> in(j, path, {"time_per_minibatch_s", "num_states", "stages"});
+    std::optional<double> time;
+    in.required("time_per_minibatch_s", time);
+    out.time_per_minibatch_s = time.value_or(std::numeric_limits<double>::infinity());
+    in.required("num_states", out.num_states);
+    in.required("stages", out.stages);
+}
+
+template <document Json>
 void read_value(tag, const Json& j, const std::string& path, affine_in_batch& out) {
     const object_reader<Json> in(j, path, {"intercept", "slope"});
     in.required("intercept", out.intercept);
@@ -1267,6 +1290,30 @@ void to_json(Json& j, const search_outcome& o) {
 }
 template <detail::json_io::document Json>
 void from_json(const Json& j, search_outcome& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const pipedream_stage& st) {
+    j = Json::object();
+    j["first_state"] = st.first_state;
+    j["end_state"] = st.end_state;
+    j["replicas"] = st.replicas;
+    j["compute_s"] = st.compute_s;
+    j["layers"] = st.layers;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, pipedream_stage& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const pipedream_result& r) {
+    j = Json::object();
+    if (std::isfinite(r.time_per_minibatch_s)) j["time_per_minibatch_s"] = r.time_per_minibatch_s;
+    else j["time_per_minibatch_s"] = nullptr;
+    j["num_states"] = r.num_states;
+    j["stages"] = Json::array();
+    for (const auto& st : r.stages) j["stages"].push_back(st);
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, pipedream_result& out) { detail::json_io::read_root(j, out); }
 
 template <detail::json_io::document Json>
 void to_json(Json& j, const affine_in_batch& a) {

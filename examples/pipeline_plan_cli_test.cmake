@@ -1,0 +1,47 @@
+# Runs pipeline_plan and checks its command-line contract against PipeDream's own output on
+# vgg16 (reference note on PipeDream's optimizer, section 6).
+# cmake -DPROGRAM=<pipeline_plan> -DFIXTURES=<tests/fixtures/pipedream> -P pipeline_plan_cli_test.cmake
+
+function(run)
+    execute_process(COMMAND "${PROGRAM}" ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    set(code "${code}" PARENT_SCOPE)
+    set(out "${out}" PARENT_SCOPE)
+    set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect message)
+    if(NOT (${ARGN}))
+        message(FATAL_ERROR "pipeline_plan: ${message}\n--- stdout:\n${out}\n--- stderr:\n${err}")
+    endif()
+endfunction()
+
+# PipeDream: vgg16 -n 4 --activation_compression_ratio 1 -> 40 states, [0,17) x 3, [17,40) x 1,
+# 0.205520896 s per minibatch.
+run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --activation-compression-ratio 1 --json)
+expect("vgg16: exit code ${code}" code EQUAL 0)
+string(JSON time GET "${out}" time_per_minibatch_s)
+string(JSON states GET "${out}" num_states)
+string(JSON end0 GET "${out}" stages 0 end_state)
+string(JSON reps0 GET "${out}" stages 0 replicas)
+string(JSON reps1 GET "${out}" stages 1 replicas)
+expect("vgg16: time ${time}" time GREATER 0.2055208 AND time LESS 0.2055210)
+expect("vgg16: ${states} states" states EQUAL 40)
+expect("vgg16: stages end ${end0} with ${reps0} and ${reps1} replicas" end0 EQUAL 17 AND reps0 EQUAL 3 AND reps1 EQUAL 1)
+
+# The readable output names the time as PipeDream does.
+run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --activation-compression-ratio 1)
+string(FIND "${out}" "Time per stage in pipeline: 0.205520896" at)
+expect("vgg16: no time line in the table" NOT at EQUAL -1)
+
+# Malformed command lines and files: one line on stderr, exit 2, nothing on stdout.
+foreach(case "-n;4" "--pipedream-graph;${FIXTURES}/vgg16.txt" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;four"
+             "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;--colour" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;-b;-1"
+             "--pipedream-graph;${FIXTURES}/README.md;-n;4" "--pipedream-graph;/nonexistent.txt;-n;4")
+    run(${case})
+    string(LENGTH "${out}" printed)
+    string(REGEX MATCHALL "\n" newlines "${err}")
+    list(LENGTH newlines lines)
+    expect("${case}: exit code ${code}, expected 2" code EQUAL 2)
+    expect("${case}: printed on stdout" printed EQUAL 0)
+    expect("${case}: ${lines} lines on stderr" lines EQUAL 1)
+endforeach()
