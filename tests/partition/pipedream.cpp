@@ -139,7 +139,9 @@ TEST_CASE("on random chains the recurrence equals brute force", "[partition][pip
         std::vector<dnnplan::layer> ls;
         std::vector<dnnplan::layer_edge> es;
         for (std::size_t i = 0; i < layers; ++i) {
-            ls.push_back({.id = "l" + std::to_string(i),
+            std::string id = "l";  // appends: GCC 12 -O3 warns falsely (-Wrestrict) on "l" + string
+            id += std::to_string(i);
+            ls.push_back({.id = id,
                           .description = "Linear",
                           .forward_s = r.uniform(0.001, 0.05),
                           .backward_s = r.uniform(0.001, 0.08),
