@@ -2,18 +2,7 @@
 # vgg16 (reference note on PipeDream's optimizer, section 6).
 # cmake -DPROGRAM=<pipeline_plan> -DFIXTURES=<tests/fixtures/pipedream> -P pipeline_plan_cli_test.cmake
 
-function(run)
-    execute_process(COMMAND "${PROGRAM}" ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
-    set(code "${code}" PARENT_SCOPE)
-    set(out "${out}" PARENT_SCOPE)
-    set(err "${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect message)
-    if(NOT (${ARGN}))
-        message(FATAL_ERROR "pipeline_plan: ${message}\n--- stdout:\n${out}\n--- stderr:\n${err}")
-    endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/cli_support.cmake")
 
 # PipeDream: vgg16 -n 4 --activation_compression_ratio 1 -> 40 states, [0,17) x 3, [17,40) x 1,
 # 0.205520896 s per minibatch.

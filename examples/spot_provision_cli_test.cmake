@@ -1,20 +1,7 @@
 # Runs the spot_provision program and checks its command-line contract.
-# cmake -DPROGRAM=<spot_provision> -DFIXTURES=<tests/fixtures/spot_provision> -P cli_test.cmake
+# cmake -DPROGRAM=<spot_provision> -DFIXTURES=<tests/fixtures/spot_provision> -P spot_provision_cli_test.cmake
 
-function(run)
-    execute_process(COMMAND "${PROGRAM}" ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
-    set(code "${code}" PARENT_SCOPE)
-    set(out "${out}" PARENT_SCOPE)
-    set(err "${err}" PARENT_SCOPE)
-endfunction()
-
-# expect(<message> <condition...>): fails with the message and the program's output unless the
-# condition (separate arguments, as for if()) holds.
-function(expect message)
-    if(NOT (${ARGN}))
-        message(FATAL_ERROR "spot_provision: ${message}\n--- stdout:\n${out}\n--- stderr:\n${err}")
-    endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/cli_support.cmake")
 
 # A malformed problem: one line on stderr naming the field, exit 2, nothing on stdout.
 function(expect_rejected file field)
