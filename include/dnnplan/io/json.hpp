@@ -810,14 +810,8 @@ void read_value(tag, const Json& j, const std::string& path, layer_graph& out) {
     }
 }
 
-// ---- semantic validation at a root-relative path -------------------------------------------
-
-/// Runs `validate(path)`: every validate() member names its fields relative to `path`, with
-/// no prefix at the document root.
-template <class Validate>
-void validate_at(const std::string& path, Validate&& validate) {
-    std::forward<Validate>(validate)(std::string_view(path));
-}
+// ---- semantic validation at the document root (every validate() member names its fields
+// relative to its path argument, with no prefix for "") -------------------------------------
 
 /// Types without a validate(): the structural checks are all there is. Every type with one has
 /// its overload below, declared before read_root() (which finds them by ordinary lookup only).
@@ -825,20 +819,20 @@ template <class T>
 void validate_root(const T&) {}
 
 inline void validate_root(const instance_catalog& catalog) {
-    validate_at("", [&](std::string_view at) { catalog.validate(at); });
+    catalog.validate("");
 }
 
 inline void validate_root(const workload_profile& profile) {
     // No catalog to check the per_instance names against (a spot_problem checks them).
-    validate_at("", [&](std::string_view at) { profile.validate(at); });
+    profile.validate("");
 }
 
 inline void validate_root(const training_goals& goals) {
-    validate_at("", [&](std::string_view at) { goals.validate(at); });
+    goals.validate("");
 }
 
 inline void validate_root(const spot_options& options) {
-    validate_at("", [&](std::string_view at) { options.validate(at); });
+    options.validate("");
 }
 
 inline void validate_root(const spot_problem& problem) { problem.validate(""); }

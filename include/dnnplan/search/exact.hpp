@@ -26,7 +26,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <span>
 #include <string>
 #include <utility>
@@ -92,7 +91,7 @@ public:
         : tm_(throughput), cm_(convergence), cost_(cost), space_(space), goals_(goals), options_(options),
           k_count_(space.type_count()) {
         const std::size_t k = k_count_;
-        for (auto* v : {&u_, &b_, &p_, &s_, &omega_, &y_c1_, &y_c2_, &secant_c_}) v->assign(k, 0.0);
+        for (auto* v : {&u_, &b_, &p_, &s_, &rate_c_, &y_c1_, &y_c2_, &secant_c_}) v->assign(k, 0.0);
         for (auto* v : {&lo_, &hi_, &y_lo_, &y_hi_}) v->assign(k, 0);
         for (auto* v : {&suf_lo_, &suf_hi_}) v->assign(k + 1, 0);
         for (auto* v : {&suf_smin_, &suf_smax_, &suf_bmin_, &suf_bmax_, &suf_umax_, &suf_ratio_}) v->assign(k + 1, 0.0);
@@ -252,12 +251,12 @@ private:
             y_hi_[i] = hi_[t];
             y_c1_[i] = u_[t] * minorant.at(b_[t]);  // omega
             y_c2_[i] = p_[t];
-            omega_[i] = u_[t];
+            rate_c_[i] = u_[t];
         }
         const box_sum_set y{.lo = std::span<const std::int32_t>(y_lo_.data(), free_count),
                             .hi = std::span<const std::int32_t>(y_hi_.data(), free_count),
                             .m = m};
-        const std::span<const double> rate_c(omega_.data(), free_count);
+        const std::span<const double> rate_c(rate_c_.data(), free_count);
         const std::span<std::size_t> order(order_.data(), free_count);
         const double fixed_w = minorant.intercept * f.rate + minorant.slope * f.batch_rate;
         const std::span<const double> omega(y_c1_.data(), free_count);
@@ -417,7 +416,7 @@ private:
 
     std::int64_t n_ = 0;
     std::vector<std::size_t> perm_, order_;
-    std::vector<double> u_, b_, p_, s_, omega_, y_c1_, y_c2_, secant_c_;
+    std::vector<double> u_, b_, p_, s_, rate_c_, y_c1_, y_c2_, secant_c_;
     std::vector<std::int32_t> lo_, hi_, y_lo_, y_hi_;
     std::vector<std::int64_t> suf_lo_, suf_hi_;
     std::vector<double> suf_smin_, suf_smax_, suf_bmin_, suf_bmax_, suf_umax_, suf_ratio_;
