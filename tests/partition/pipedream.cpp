@@ -1,9 +1,13 @@
 // PipeDream-compatible partitioning (reference note on PipeDream's optimizer, sections 1-6):
-// its own outputs on its shipped profiles, flag properties, and a brute-force oracle on chains.
+// its own outputs on its shipped profiles, flag properties, and three oracles: the plain
+// transcription of PipeDream's loops (tests/support/pipedream_reference.hpp) on every fixture
+// and flag set, and brute force over every partition on random chains and DAGs.
 
 #include <dnnplan/io/pipedream_graph.hpp>
 #include <dnnplan/partition/pipedream.hpp>
 
+#include "../support/pipedream_brute_force.hpp"
+#include "../support/pipedream_reference.hpp"
 #include "../support/random_problems.hpp"
 
 #include <catch2/catch.hpp>
@@ -194,6 +198,164 @@ TEST_CASE("on random chains the recurrence equals brute force", "[partition][pip
             CHECK(close(result.time_per_minibatch_s, best));
         }
     }
+}
+
+namespace {
+
+// Every flag combination of PipeDream's command line on one level, for machine count m.
+std::vector<dnnplan::pipedream_options> flag_sets(std::int32_t m, double memory_bytes) {
+    std::vector<dnnplan::pipedream_options> out;
+    for (int flags = 0; flags < 32; ++flags) {
+        dnnplan::pipedream_options o;
+        o.machines = {m};
+        if (flags & 1) o.activation_compression_ratio = (flags & 16) ? 4.0 : 1.0;
+        if (flags & 2) o.straight_pipeline = true;
+        if (flags & 4) o.use_fewer_machines = true;
+        if (flags & 8) {
+            o.use_memory_constraint = true;
+            o.memory_bytes = memory_bytes;
+        }
+        if (flags & 16) o.bandwidths_bytes_per_s = {2.5e9};
+        out.push_back(o);
+    }
+    return out;
+}
+
+std::string describe(const dnnplan::pipedream_options& o) {
+    std::string d = "-n";
+    for (const auto m : o.machines) d += " " + std::to_string(m);
+    if (!o.bandwidths_bytes_per_s.empty()) {
+        d += " -b";
+        for (const auto b : o.bandwidths_bytes_per_s) d += " " + std::to_string(b);
+    }
+    if (o.activation_compression_ratio) d += " --activation_compression_ratio " + std::to_string(*o.activation_compression_ratio);
+    if (o.straight_pipeline) d += " --straight_pipeline";
+    if (o.use_fewer_machines) d += " --use_fewer_machines";
+    if (o.use_memory_constraint) d += " --use_memory_constraint -s " + std::to_string(o.memory_bytes);
+    return d;
+}
+
+bool same_time(double a, double b) {
+    if (std::isinf(a) || std::isinf(b)) return a == b;
+    return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b));
+}
+
+// The stages returned must realise the time returned: recompute it with the stage-cost model.
+double time_of_stages(const dnnplan::antichain_states& built, const dnnplan::pipedream_options& o,
+                      const dnnplan::pipedream_result& r) {
+    const dnnplan::pipedream_stage_cost cost(
+        built, {.bandwidth_bytes_per_s = o.bandwidths_bytes_per_s.empty() ? 1e9 : o.bandwidths_bytes_per_s[0],
+                .activation_compression_ratio = o.activation_compression_ratio,
+                .memory_bytes = std::nullopt});
+    double slowest = 0.0;
+    std::int32_t before = 0;
+    for (const auto& st : r.stages) {
+        slowest = std::max(slowest, cost.stage_time_s({.first_state = st.first_state, .end_state = st.end_state,
+                                                        .replicas = st.replicas, .devices_before = before,
+                                                        .devices_total = o.machines.back()}));
+        before += st.replicas;
+    }
+    return slowest;
+}
+
+// A random single-source DAG of `n` layers (every layer after the first has 1-3 inputs among
+// the earlier ones), in PipeDream's sense: profiled times and sizes.
+dnnplan::layer_graph random_dag(dnnplan_test::rng& r, std::size_t n, bool chain) {
+    std::vector<dnnplan::layer> ls;
+    std::vector<dnnplan::layer_edge> es;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::string id = "l";
+        id += std::to_string(i);
+        ls.push_back({.id = id,
+                      .description = "Conv2d",
+                      .forward_s = r.uniform(0.001, 0.05),
+                      .backward_s = r.uniform(0.001, 0.08),
+                      .activation_bytes = r.uniform(1e5, 5e8),
+                      .parameter_bytes = r.chance(0.3) ? 0.0 : r.uniform(1e5, 8e8)});
+        if (i == 0) continue;
+        es.push_back({i - 1, i});
+        if (chain) continue;
+        const std::int32_t extra = r.integer(0, 2);
+        for (std::int32_t e = 0; e < extra && i >= 2; ++e) {
+            const auto from = static_cast<std::size_t>(r.integer(0, static_cast<std::int32_t>(i) - 2));
+            if (std::find(es.begin(), es.end(), dnnplan::layer_edge{from, i}) == es.end()) es.push_back({from, i});
+        }
+    }
+    return {ls, es};
+}
+
+}  // namespace
+
+TEST_CASE("the solver equals PipeDream's plain recurrence on every fixture and flag set", "[partition][pipedream][oracle]") {
+    // memory_bytes: a limit that binds for each profile (some partitions fit, some do not).
+    const std::vector<std::pair<const char*, double>> profiles = {
+        {"vgg16", 4e9}, {"alexnet", 1.5e9}, {"resnet50", 6e9}, {"gnmt", 5e9}};
+    std::int64_t checked = 0, memory_changed = 0;
+    for (const auto& [name, memory] : profiles) {
+        const auto graph = fixture(name);
+        const auto built = dnnplan::build_antichain_states(graph);
+        for (const std::int32_t m : {1, 2, 3, 5, 8}) {
+            const double free = dnnplan::pipedream_partition(graph, built, machines({m}, std::nullopt)).time_per_minibatch_s;
+            for (const auto& o : flag_sets(m, memory)) {
+                INFO(name << " " << describe(o));
+                const auto fast = dnnplan::pipedream_partition(graph, built, o);
+                const auto plain = dnnplan_test::pipedream_partition_reference(graph, o);
+                CHECK(same_time(fast.time_per_minibatch_s, plain.time_per_minibatch_s));
+                if (std::isfinite(fast.time_per_minibatch_s) && !o.use_memory_constraint)
+                    CHECK(same_time(time_of_stages(built, o, fast), fast.time_per_minibatch_s));
+                if (o.use_memory_constraint && !o.activation_compression_ratio && !o.straight_pipeline &&
+                    !o.use_fewer_machines && o.bandwidths_bytes_per_s.empty() && fast.time_per_minibatch_s != free)
+                    ++memory_changed;
+                ++checked;
+            }
+        }
+        // Hierarchical runs: two levels, with and without transfers.
+        for (const auto& [levels, bws] : std::vector<std::pair<std::vector<std::int32_t>, std::vector<double>>>{
+                 {{2, 2}, {1e9, 2e9}}, {{3, 2}, {1e10, 1e9}}, {{2, 3}, {2.5e10, 1e9}}}) {
+            for (const bool ratio : {false, true}) {
+                auto o = machines(levels, ratio ? std::optional<double>(1.0) : std::nullopt);
+                o.bandwidths_bytes_per_s = bws;
+                INFO(name << " " << describe(o));
+                CHECK(same_time(dnnplan::pipedream_partition(graph, built, o).time_per_minibatch_s,
+                                dnnplan_test::pipedream_partition_reference(graph, o).time_per_minibatch_s));
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked == 4 * (5 * 32 + 6));
+    CHECK(memory_changed >= 4);  // the memory limits bind somewhere
+}
+
+TEST_CASE("on random chains and DAGs the solver, the plain recurrence and brute force agree", "[partition][pipedream][oracle]") {
+    std::int64_t dags = 0, finite = 0, infinite = 0;
+    for (std::uint64_t seed = 0; seed < 400; ++seed) {
+        dnnplan_test::rng r(seed);
+        const bool chain = seed % 4 == 0;
+        const auto graph = random_dag(r, static_cast<std::size_t>(r.integer(1, chain ? 7 : 6)), chain);
+        const auto built = dnnplan::build_antichain_states(graph);
+        if (built.states.size() > 9) continue;  // keep the brute force small
+        dnnplan::pipedream_options o;
+        o.machines = {r.integer(1, 5)};
+        o.bandwidths_bytes_per_s = {r.uniform(1e8, 1e10)};
+        if (r.chance(0.6)) o.activation_compression_ratio = r.uniform(0.5, 4.0);
+        o.straight_pipeline = r.chance(0.2);
+        o.use_fewer_machines = r.chance(0.4);
+        if (r.chance(0.4)) {
+            o.use_memory_constraint = true;
+            o.memory_bytes = r.uniform(5e8, 6e9);
+        }
+        INFO("seed " << seed << ", " << graph.size() << " layers, " << built.states.size() << " states, " << describe(o));
+        const double fast = dnnplan::pipedream_partition(graph, built, o).time_per_minibatch_s;
+        const double plain = dnnplan_test::pipedream_partition_reference(graph, o).time_per_minibatch_s;
+        const double brute = dnnplan_test::pipedream_brute_force(built, o);
+        CHECK(same_time(fast, plain));
+        CHECK(same_time(fast, brute));
+        dags += chain ? 0 : 1;
+        (std::isinf(brute) ? infinite : finite) += 1;
+    }
+    CHECK(dags >= 200);
+    CHECK(finite >= 200);
+    CHECK(infinite >= 10);
 }
 
 #include <dnnplan/io/json.hpp>

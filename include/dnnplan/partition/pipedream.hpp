@@ -1,13 +1,21 @@
 #pragma once
 // PipeDream-compatible pipeline partitioning: the dynamic program of PipeDream's optimizer
 // (Narayanan et al., SOSP 2019; optimizer_graph_hierarchical.py), reproduced as the reference
-// note describes it (sections 3-5), over the states of partition/antichain.hpp. This is the
-// plain O(S^2 M^2) recurrence: the compatibility mode and the oracle for faster solvers.
+// note describes it (sections 3-5), over the states of partition/antichain.hpp.
+//
+// PipeDream's cost of a stage is a stage-cost model (pipedream_stage_cost, partition/
+// stage_cost.hpp), and its recurrence is solved exactly without PipeDream's O(S^2 M^2) inner
+// loops: for every pair of states (k, j) the stage's time is computed once for every replica
+// count, and the (min, max) convolution of the left part's row with it is taken by a two-pointer
+// sweep wherever the stage's time does not increase with replicas (an exchange argument makes
+// this exact; see docs/solvers/pipedream-partition.md), with bound-pruned loops elsewhere. The
+// plain transcription of PipeDream's loops stays in the tests as the oracle.
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/layer_graph.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/partition/antichain.hpp>
+#include <dnnplan/partition/stage_cost.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -60,154 +68,409 @@ struct pipedream_result {
     std::vector<pipedream_stage> stages{};  ///< empty when no partition exists
 };
 
+/// One level of PipeDream's optimizer as a stage-cost model: its bandwidth, its activation
+/// compression ratio (absent: transfers ignored), its memory limit (absent: no constraint), and
+/// G, the machines in each machine of this level (1 at the lowest level).
+struct pipedream_level_options {
+    double bandwidth_bytes_per_s = 1e9;
+    std::optional<double> activation_compression_ratio{};
+    std::optional<double> memory_bytes{};
+    double machines_within = 1.0;
+};
+
+/// PipeDream's time of one stage (reference note, section 3), as a stage_cost_model. The stage
+/// holds states [first_state, end_state); its figures are PipeDream's "range" figures, the
+/// differences of the prefix figures of states end_state - 1 and first_state - 1 (compute may
+/// instead come from the previous level of a hierarchical run: `compute_table`, PipeDream's
+/// (S + 1) x S compute_times, row first_state, column end_state - 1, +inf for None).
+///
+/// The first stage (devices_before == 0) is PipeDream's initialisation,
+///     (C + 4 (r - 1) W / (B r) / G) / r,
+/// allowed when ceil((M - r) / r) (Act + W) <= memory; every later stage is the recurrence's last
+/// stage,
+///     max((C + 4 (r - 1) W / (B r)) / r, 2 out(first - 1) / (B r) / R, 2 out(end - 1) / (B r) / R),
+/// (transfer terms only with a ratio R; the output term not for the last stage), allowed when
+/// (Act + W) ceil((M - devices_before - r) / r) <= memory. A stage that is not allowed costs +inf.
+class pipedream_stage_cost {
+public:
+    static constexpr bool needs_stage_count = false;
+
+    pipedream_stage_cost(const antichain_states& states, pipedream_level_options level, std::vector<double> compute_table = {})
+        : level_(std::move(level)), compute_table_(std::move(compute_table)) {
+        const std::size_t s = states.states.size();
+        if (!compute_table_.empty() && compute_table_.size() != (s + 1) * s)
+            throw invalid_input("compute_table", std::to_string(compute_table_.size()) + " values",
+                                "(S + 1) x S = " + std::to_string((s + 1) * s) + " values, or none");
+        detail::require_positive("bandwidth_bytes_per_s", level_.bandwidth_bytes_per_s);
+        if (level_.activation_compression_ratio)
+            detail::require_positive("activation_compression_ratio", *level_.activation_compression_ratio);
+        if (level_.memory_bytes) detail::require_positive("memory_bytes", *level_.memory_bytes);
+        detail::require_positive("machines_within", level_.machines_within);
+        compute_.reserve(s);
+        activation_.reserve(s);
+        parameter_.reserve(s);
+        output_.reserve(s);
+        for (const auto& st : states.states) {
+            compute_.push_back(st.compute_s);
+            activation_.push_back(st.activation_bytes);
+            parameter_.push_back(st.parameter_bytes);
+            output_.push_back(st.output_activation_bytes);
+        }
+    }
+
+    [[nodiscard]] std::size_t num_states() const noexcept { return compute_.size(); }
+    [[nodiscard]] const pipedream_level_options& level() const noexcept { return level_; }
+
+    /// PipeDream's range figures of states [first, end), end > first (row `first`, column end - 1).
+    [[nodiscard]] double compute_s(std::size_t first, std::size_t end) const noexcept {
+        if (!compute_table_.empty()) return compute_table_[first * compute_.size() + (end - 1)];
+        return range(compute_, first, end);
+    }
+    [[nodiscard]] double parameter_bytes(std::size_t first, std::size_t end) const noexcept { return range(parameter_, first, end); }
+    [[nodiscard]] double activation_bytes(std::size_t first, std::size_t end) const noexcept { return range(activation_, first, end); }
+    [[nodiscard]] double output_activation_bytes(std::size_t state) const noexcept { return output_[state]; }
+
+    [[nodiscard]] double stage_time_s(const stage_candidate& s) const noexcept {
+        const double c = compute_s(s.first_state, s.end_state);
+        if (std::isinf(c)) return c;
+        const double w = parameter_bytes(s.first_state, s.end_state);
+        const double stashed = activation_bytes(s.first_state, s.end_state) + w;
+        const double r = s.replicas;
+        const double bw = level_.bandwidth_bytes_per_s;
+        if (s.devices_before == 0) {
+            if (!fits(stashed, s.devices_total - s.replicas, s.replicas)) return inf;
+            return (c + 4.0 * (r - 1.0) * w / (bw * r) / level_.machines_within) / r;
+        }
+        if (!fits(stashed, s.devices_total - s.devices_before - s.replicas, s.replicas)) return inf;
+        return transfers_bound((c + (4.0 * (r - 1.0) * w) / (bw * r)) / r, s.first_state - 1, s.end_state - 1, s.replicas);
+    }
+
+    [[nodiscard]] double pipeline_time_s(double slowest_s, std::int32_t /*stages*/) const noexcept { return slowest_s; }
+
+    /// The transfer terms' numerator for the stage of states [k + 1, j + 1): the larger of
+    /// 2 out(k) / (B R) and (unless j is the last state) 2 out(j) / (B R); 0 without a ratio. A
+    /// stage on r replicas waits for its transfers this value / r.
+    [[nodiscard]] double transfer_bytes_per_s(std::size_t k, std::size_t j) const noexcept {
+        return transfers_bound(0.0, k, j, 1);
+    }
+
+    /// PipeDream's memory check: `stashed` bytes, ceil(after / replicas) times, within memory.
+    [[nodiscard]] bool fits(double stashed, std::int32_t after, std::int32_t replicas) const noexcept {
+        if (!level_.memory_bytes) return true;
+        return stashed * std::ceil(static_cast<double>(after) / static_cast<double>(replicas)) <= *level_.memory_bytes;
+    }
+
+private:
+    static constexpr double inf = std::numeric_limits<double>::infinity();
+
+    static double range(const std::vector<double>& prefix, std::size_t first, std::size_t end) noexcept {
+        return first == 0 ? prefix[end - 1] : prefix[end - 1] - prefix[first - 1];
+    }
+
+    // The activation transfers into and out of the stage (states k + 1 .. j), with a ratio only.
+    double transfers_bound(double t, std::size_t k, std::size_t j, std::int32_t r) const noexcept {
+        if (!level_.activation_compression_ratio) return t;
+        const double ratio = *level_.activation_compression_ratio;
+        const double per = level_.bandwidth_bytes_per_s * static_cast<double>(r);
+        t = std::max(t, (2.0 * output_[k]) / per / ratio);
+        if (j + 1 < output_.size()) t = std::max(t, (2.0 * output_[j]) / per / ratio);
+        return t;
+    }
+
+    pipedream_level_options level_;
+    std::vector<double> compute_table_;
+    std::vector<double> compute_, activation_, parameter_, output_;
+};
+
+static_assert(stage_cost_model<pipedream_stage_cost>);
+
+/// Work done by pipedream_partition's solver, to compare it with the plain recurrence.
+struct pipedream_counters {
+    std::int64_t state_pairs = 0;      ///< (k, j) pairs whose stage times were computed
+    std::int64_t cells = 0;            ///< (j, m) cells of the recurrence filled
+    std::int64_t swept_cells = 0;      ///< cells whose monotone part was answered by a two-pointer sweep
+    std::int64_t plain_candidates = 0; ///< (k, m') candidates evaluated one by one
+};
+
 namespace detail {
 
-struct pipedream_cell {
-    double time = std::numeric_limits<double>::infinity();  // +inf: PipeDream's None
-    std::int64_t split_state = -1;                           // k; -1: none
-    std::int32_t split_machines = 0;                         // m - m' (0-based) of the left part
+struct pipedream_choice {
+    std::int32_t split_state = -1;   // k; -1: one stage (PipeDream's initialisation)
+    std::int32_t left_machines = 0;  // m - m' (0-based) of the left part
     std::int32_t replicas = 0;
 };
 
-// One level of the recurrence. c(i, j) etc. are (S + 1) x S range figures; a[i][j][m] out.
-class pipedream_level {
-public:
-    pipedream_level(std::size_t s, std::int32_t machines) : s_(s), m_(static_cast<std::size_t>(machines)) {}
-    [[nodiscard]] pipedream_cell& at(std::size_t i, std::size_t j, std::size_t m) { return cells_[(i * s_ + j) * m_ + m]; }
-    [[nodiscard]] const pipedream_cell& at(std::size_t i, std::size_t j, std::size_t m) const {
-        return cells_[(i * s_ + j) * m_ + m];
-    }
-    void allocate(std::size_t rows) { cells_.assign(rows * s_ * m_, pipedream_cell{}); }
+// PipeDream's A[i][.][.] for one start row i: S x M times (+inf: None) and choices, plus the
+// running minimum of every finished row j over machine counts (for the sweep).
+struct pipedream_row {
+    std::size_t states = 0, machines = 0;
+    std::vector<double> time;
+    std::vector<pipedream_choice> choice;
+    std::vector<double> prefix_min;          // min over m' <= m of time(j, m')
+    std::vector<std::int32_t> prefix_argmin;  // an m' attaining it
 
-private:
-    std::size_t s_, m_;
-    std::vector<pipedream_cell> cells_;
+    void reset(std::size_t s, std::size_t m) {
+        states = s;
+        machines = m;
+        time.assign(s * m, std::numeric_limits<double>::infinity());
+        choice.assign(s * m, pipedream_choice{});
+        prefix_min.assign(s * m, std::numeric_limits<double>::infinity());
+        prefix_argmin.assign(s * m, 0);
+    }
+    [[nodiscard]] double& at(std::size_t j, std::size_t m) noexcept { return time[j * machines + m]; }
+    [[nodiscard]] double at(std::size_t j, std::size_t m) const noexcept { return time[j * machines + m]; }
+    void finish(std::size_t j) noexcept {
+        double best = std::numeric_limits<double>::infinity();
+        std::int32_t arg = 0;
+        for (std::size_t m = 0; m < machines; ++m) {
+            if (time[j * machines + m] < best) {
+                best = time[j * machines + m];
+                arg = static_cast<std::int32_t>(m);
+            }
+            prefix_min[j * machines + m] = best;
+            prefix_argmin[j * machines + m] = arg;
+        }
+    }
 };
+
+struct pipedream_scratch {
+    std::vector<double> stage, stage_prefix_min, best, inverse, sync_factor;
+    std::vector<pipedream_choice> best_choice;
+};
+
+// Row `first` of one level: PipeDream's initialisation of A[first][j][m], then its recurrence
+// over k in P(j) (not in P(first - 1) when first > 0), every cell exact. `machines` is the
+// level's M; is_pred[i][k]: state k is a predecessor of state i (needed when first > 0).
+inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichain_states& states,
+                                const std::vector<std::vector<bool>>* is_pred, std::size_t first,
+                                std::int32_t machines, bool straight, bool fewer, pipedream_row& row,
+                                pipedream_scratch& scratch, pipedream_counters& counters) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::size_t s_count = cost.num_states();
+    const auto m_count = static_cast<std::size_t>(machines);
+    const std::size_t max_replicas = straight ? 1 : (m_count > 1 ? m_count - 1 : 1);
+    const bool memory = cost.level().memory_bytes.has_value();
+    row.reset(s_count, m_count);
+    scratch.stage.assign(max_replicas + 1, inf);
+    scratch.inverse.assign(max_replicas + 1, inf);
+    scratch.sync_factor.assign(max_replicas + 1, 0.0);
+    for (std::size_t r = 1; r <= max_replicas; ++r) {
+        const double rd = static_cast<double>(r);
+        scratch.inverse[r] = 1.0 / rd;
+        scratch.sync_factor[r] = 4.0 * (rd - 1.0) / (cost.level().bandwidth_bytes_per_s * rd);
+    }
+    scratch.stage_prefix_min.assign(max_replicas + 1, inf);
+    scratch.best.assign(m_count, inf);
+    scratch.best_choice.assign(m_count, pipedream_choice{});
+    auto& s = scratch.stage;
+    auto& s_min = scratch.stage_prefix_min;
+
+    for (std::size_t j = first; j < s_count; ++j) {
+        // Initialisation: states first..j as one stage on m + 1 machines.
+        const std::size_t init_machines = straight ? 1 : m_count;
+        for (std::size_t m = 0; m < init_machines; ++m) {
+            const stage_candidate one{.first_state = first, .end_state = j + 1, .replicas = static_cast<std::int32_t>(m + 1),
+                                      .devices_before = 0, .devices_total = machines};
+            row.at(j, m) = cost.stage_time_s(one);
+            row.choice[j * m_count + m] = {.split_state = -1, .left_machines = 0, .replicas = static_cast<std::int32_t>(m + 1)};
+        }
+        if (j == first || m_count == 1) {
+            row.finish(j);
+            continue;
+        }
+        ++counters.cells;
+        counters.cells += static_cast<std::int64_t>(m_count) - 2;
+        std::fill(scratch.best.begin(), scratch.best.end(), inf);
+        const std::vector<std::size_t>& preds = states.states[j].predecessors;
+        for (const std::size_t k : preds) {
+            if (k < first) continue;  // A[first][k] is None for k < first
+            if (first > 0 && (*is_pred)[first - 1][k]) continue;
+            const double c = cost.compute_s(k + 1, j + 1);
+            if (std::isinf(c)) continue;  // PipeDream: last_stage_time is None
+            ++counters.state_pairs;
+            const double w = cost.parameter_bytes(k + 1, j + 1);
+            const double stashed = cost.activation_bytes(k + 1, j + 1) + w;
+            // The stage's time for every replica count (memory aside), and where it stops rising.
+            // A straight pipeline has one replica per stage: nothing to sweep.
+            std::size_t mono_from = straight ? max_replicas + 1 : max_replicas;
+            // (C + 4 (r - 1) W / (B r)) / r and the transfers X / r, as max(C + W q_r, X) / r
+            // with q_r and 1 / r tabulated: a few ulps from PipeDream's operation order, which
+            // the chosen partition's exact re-evaluation removes from the reported time.
+            const double transfer = cost.transfer_bytes_per_s(k, j);
+            for (std::size_t r = 1; r <= max_replicas; ++r) {
+                s[r] = std::max(c + w * scratch.sync_factor[r], transfer) * scratch.inverse[r];
+                s_min[r] = r == 1 ? s[r] : std::min(s_min[r - 1], s[r]);
+            }
+            while (mono_from > 1 && mono_from <= max_replicas && s[mono_from - 1] >= s[mono_from]) --mono_from;
+            const double* left = &row.time[k * m_count];
+            const double* left_min = &row.prefix_min[k * m_count];
+            const std::int32_t* left_arg = &row.prefix_argmin[k * m_count];
+            std::size_t cross = 1;
+            for (std::size_t m = 1; m < m_count; ++m) {
+                double& b = scratch.best[m];
+                const std::size_t top = std::min(m, max_replicas);
+                // Nothing here can beat b: every left part is >= its row's minimum over <= m - 1
+                // machines, every stage time >= its minimum over <= m replicas.
+                if (left_min[m - 1] >= b || s_min[top] >= b) continue;
+                const auto after = static_cast<std::int32_t>(m_count - (m + 1));  // machines after this stage
+                // Replica counts where the stage's time still rises: one by one.
+                const std::size_t plain_top = std::min(top, mono_from - 1);
+                for (std::size_t r = 1; r <= plain_top; ++r) {
+                    if (s[r] >= b) continue;
+                    const double l = left[m - r];
+                    if (l >= b) continue;
+                    ++counters.plain_candidates;
+                    if (!cost.fits(stashed, after, static_cast<std::int32_t>(r))) continue;
+                    b = std::max(l, s[r]);
+                    scratch.best_choice[m] = {.split_state = static_cast<std::int32_t>(k),
+                                              .left_machines = static_cast<std::int32_t>(m - r), .replicas = static_cast<std::int32_t>(r)};
+                }
+                if (top < mono_from) continue;
+                // Replica counts r in [lo, top] where the stage's time does not rise and it fits
+                // (fitting only gets easier with more replicas). Any (u, r) there is no better
+                // than (u*, m - u*) with u* the best left row entry over <= u machines, so the
+                // best candidate is min over r of max(left_min[m - r], s[r]): a non-decreasing
+                // and a non-increasing sequence, whose max is least at their crossing.
+                std::size_t lo = std::max<std::size_t>(mono_from, 1);
+                std::size_t a = 0;  // the first r in [lo, top] with left_min[m - r] >= s[r], else top
+                if (!memory) {
+                    // Without a memory limit lo is the same for every m, and the crossing only
+                    // moves right as m grows (left_min[m - r] falls with m): one sweep per pair.
+                    cross = std::max(cross, lo);
+                    while (cross < top && left_min[m - cross] < s[cross]) ++cross;
+                    a = std::min(cross, top);
+                } else {
+                    if (!cost.fits(stashed, after, static_cast<std::int32_t>(top))) continue;
+                    if (!cost.fits(stashed, after, static_cast<std::int32_t>(lo))) {
+                        std::size_t no = lo, yes = top;
+                        while (yes - no > 1) {
+                            const std::size_t mid = no + (yes - no) / 2;
+                            (cost.fits(stashed, after, static_cast<std::int32_t>(mid)) ? yes : no) = mid;
+                        }
+                        lo = yes;
+                    }
+                    std::size_t no = lo, yes = top;
+                    if (left_min[m - top] < s[top]) {
+                        a = top;
+                    } else if (left_min[m - lo] >= s[lo]) {
+                        a = lo;
+                    } else {
+                        while (yes - no > 1) {
+                            const std::size_t mid = no + (yes - no) / 2;
+                            (left_min[m - mid] >= s[mid] ? yes : no) = mid;
+                        }
+                        a = yes;
+                    }
+                }
+                ++counters.swept_cells;
+                for (const std::size_t r : {a - (a > lo ? 1 : 0), a}) {
+                    if (std::isinf(left_min[m - r])) continue;
+                    const auto u = static_cast<std::size_t>(left_arg[m - r]);
+                    const std::size_t reps = m - u;
+                    const double cand = std::max(left[u], s[reps]);
+                    if (cand < b) {
+                        b = cand;
+                        scratch.best_choice[m] = {.split_state = static_cast<std::int32_t>(k),
+                                                  .left_machines = static_cast<std::int32_t>(u), .replicas = static_cast<std::int32_t>(reps)};
+                    }
+                }
+            }
+        }
+        for (std::size_t m = 1; m < m_count; ++m) {
+            double& cell = row.at(j, m);
+            pipedream_choice& ch = row.choice[j * m_count + m];
+            if (fewer && row.at(j, m - 1) < cell) {
+                cell = row.at(j, m - 1);
+                ch = row.choice[j * m_count + m - 1];
+            }
+            if (scratch.best[m] < cell) {
+                cell = scratch.best[m];
+                ch = scratch.best_choice[m];
+            }
+        }
+        row.finish(j);
+    }
+}
 
 }  // namespace detail
 
-/// PipeDream's partitioning of `graph`: states from build_antichain_states, then its dynamic
-/// program level by level (-n m1 m2 ... with -b B1 B2 ...), each level's A[i][j][m-1] becoming
-/// the next level's compute times. Throws invalid_input for bad options.
-[[nodiscard]] inline pipedream_result pipedream_partition(const layer_graph& graph, const pipedream_options& options) {
+/// PipeDream's partitioning of prebuilt states (build_antichain_states), so that one graph can
+/// be partitioned for many machine counts and flags without rebuilding its states: its dynamic
+/// program level by level (-n m1 m2 ... with -b B1 B2 ...), each level's A[i][j][M-1] becoming
+/// the next level's compute times. The answer equals PipeDream's A[0][S-1][M-1] exactly (the
+/// same floating-point operations on the same terms); among equal-time partitions the one
+/// returned may differ from PipeDream's, whose own choice depends on Python's set order.
+/// Throws invalid_input for bad options or empty states.
+[[nodiscard]] inline pipedream_result pipedream_partition(const layer_graph& graph, const antichain_states& built,
+                                                          const pipedream_options& options, pipedream_counters* counters = nullptr) {
     options.validate();
-    const antichain_states built = build_antichain_states(graph);
     const auto& states = built.states;
     const std::size_t s_count = states.size();
-    const double inf = std::numeric_limits<double>::infinity();
+    if (s_count == 0) throw invalid_input("states", "[]", "at least one state (build_antichain_states)");
+    pipedream_counters local;
+    pipedream_counters& work = counters ? *counters : local;
 
-    // Range figures of states i..j (row i of PipeDream's (S + 1) x S matrices): row 0 is the
-    // prefix up to state j, row i >= 1 state j minus state i - 1, "None" (+inf) for j < i.
-    // Activations and parameters always come from the prefixes; compute does at the first level
-    // and is the previous level's answer A[i][j][M-1] after it (stored only then).
-    const std::size_t rows = s_count + 1;
-    const auto prefix_range = [&](double antichain_state::*field, std::size_t i, std::size_t j) {
-        if (i == 0) return states[j].*field;
-        if (j + 1 < i) return inf;
-        return states[j].*field - states[i - 1].*field;
-    };
-    const auto act = [&](std::size_t i, std::size_t j) { return prefix_range(&antichain_state::activation_bytes, i, j); };
-    const auto par = [&](std::size_t i, std::size_t j) { return prefix_range(&antichain_state::parameter_bytes, i, j); };
-    std::vector<double> previous_level;  // (S + 1) x S, from the second level on
-    const auto compute = [&](std::size_t i, std::size_t j) {
-        if (j + 1 <= i) return inf;  // j < i: no states
-        return previous_level.empty() ? prefix_range(&antichain_state::compute_s, i, j) : previous_level[i * s_count + j];
-    };
+    const std::size_t levels = options.machines.size();
     // Predecessor sets as membership rows, for the "k in P(i - 1)" test of the non-final levels.
     std::vector<std::vector<bool>> is_pred;
-    if (options.machines.size() > 1) {
+    if (levels > 1) {
         is_pred.assign(s_count, std::vector<bool>(s_count, false));
         for (std::size_t j = 0; j < s_count; ++j)
             for (const std::size_t k : states[j].predecessors) is_pred[j][k] = true;
     }
-
-    const std::size_t levels = options.machines.size();
-    std::vector<detail::pipedream_level> as;
-    double within = 1.0;  // machines per machine at the level below (G)
+    std::vector<double> table;  // the previous level's A[i][j][M-1], (S + 1) x S; empty at level 1
+    double within = 1.0;
+    detail::pipedream_row row;
+    detail::pipedream_scratch scratch;
+    std::optional<pipedream_stage_cost> final_cost;
     for (std::size_t level = 0; level < levels; ++level) {
         const std::int32_t machines = options.machines[level];
-        const auto m_count = static_cast<std::size_t>(machines);
-        const double bw = options.bandwidths_bytes_per_s.empty() ? 1e9 : options.bandwidths_bytes_per_s[level];
-        const bool final_level = level + 1 == levels;
-        const double total = static_cast<double>(machines);
-        // The final level reads only row i = 0; the others every row.
-        const std::size_t max_i = final_level ? 1 : rows;
-        detail::pipedream_level a(s_count, machines);
-        a.allocate(max_i);
-        // Initialisation: states i..j as one stage replicated on m + 1 machines.
-        for (std::size_t i = 0; i < max_i; ++i)
-            for (std::size_t j = i; j < s_count; ++j) {
-                const double c = compute(i, j);
-                const std::size_t max_m = options.straight_pipeline ? 1 : m_count;
-                for (std::size_t m = 0; m < max_m; ++m) {
-                    const double md = static_cast<double>(m);
-                    const double stashed = std::ceil((total - (md + 1.0)) / (md + 1.0)) * (act(i, j) + par(i, j));
-                    if (options.use_memory_constraint && stashed > options.memory_bytes) continue;
-                    const double sync = (4.0 * md * par(i, j)) / (bw * (md + 1.0)) / within;
-                    auto& cell = a.at(i, j, m);
-                    cell.time = std::isinf(c) ? inf : (c + sync) / (md + 1.0);
-                    cell.split_state = -1;
-                    cell.replicas = static_cast<std::int32_t>(m + 1);
-                }
-            }
-        for (std::size_t i = 0; i < max_i; ++i)
-            for (std::size_t m = 1; m < m_count; ++m)
-                for (std::size_t j = i + 1; j < s_count; ++j) {
-                    detail::pipedream_cell best = a.at(i, j, m);
-                    if (options.use_fewer_machines && m > 0 && a.at(i, j, m - 1).time < best.time) best = a.at(i, j, m - 1);
-                    for (const std::size_t k : states[j].predecessors) {
-                        if (i > 0 && is_pred[i - 1][k]) continue;
-                        const std::size_t max_mp = options.straight_pipeline ? 2 : m + 1;
-                        for (std::size_t mp = 1; mp < max_mp; ++mp) {
-                            const double mpd = static_cast<double>(mp);
-                            double last = compute(k + 1, j);
-                            if (std::isinf(last)) continue;
-                            const double last_par = par(k + 1, j);
-                            const double stashed = (act(k + 1, j) + last_par) *
-                                                   std::ceil((total - (static_cast<double>(m) + 1.0)) / mpd);
-                            if (options.use_memory_constraint && stashed > options.memory_bytes) continue;
-                            last = (last + (4.0 * (mpd - 1.0) * last_par) / (bw * mpd)) / mpd;
-                            const detail::pipedream_cell& left = a.at(i, k, m - mp);
-                            if (std::isinf(left.time)) continue;
-                            double t = std::max(left.time, last);
-                            if (options.activation_compression_ratio) {
-                                const double r = *options.activation_compression_ratio;
-                                t = std::max(t, (2.0 * states[k].output_activation_bytes) / (bw * mpd) / r);
-                                if (j + 1 < s_count)
-                                    t = std::max(t, (2.0 * states[j].output_activation_bytes) / (bw * mpd) / r);
-                            }
-                            if (best.time > t) {
-                                best.time = t;
-                                best.split_state = static_cast<std::int64_t>(k);
-                                best.split_machines = static_cast<std::int32_t>(m - mp);
-                                best.replicas = static_cast<std::int32_t>(mp);
-                            }
-                        }
-                    }
-                    a.at(i, j, m) = best;
-                }
-        if (!final_level) {
-            std::vector<double> next(rows * s_count);
-            for (std::size_t i = 0; i < rows; ++i)
-                for (std::size_t j = 0; j < s_count; ++j) next[i * s_count + j] = a.at(i, j, m_count - 1).time;
-            previous_level = std::move(next);
+        const pipedream_stage_cost cost(
+            built,
+            {.bandwidth_bytes_per_s = options.bandwidths_bytes_per_s.empty() ? 1e9 : options.bandwidths_bytes_per_s[level],
+             .activation_compression_ratio = options.activation_compression_ratio,
+             .memory_bytes = options.use_memory_constraint ? std::optional<double>(options.memory_bytes) : std::nullopt,
+             .machines_within = within},
+            std::move(table));
+        table.clear();
+        if (level + 1 == levels) {
+            detail::solve_pipedream_row(cost, built, nullptr, 0, machines, options.straight_pipeline,
+                                        options.use_fewer_machines, row, scratch, work);
+            final_cost.emplace(cost);
+            break;
         }
-        as.push_back(std::move(a));
+        // A lower level: every start row i (PipeDream's rows 0..S; row S is all None).
+        const auto m_last = static_cast<std::size_t>(machines) - 1;
+        std::vector<double> next((s_count + 1) * s_count, std::numeric_limits<double>::infinity());
+        for (std::size_t i = 0; i < s_count; ++i) {
+            detail::solve_pipedream_row(cost, built, &is_pred, i, machines, options.straight_pipeline,
+                                        options.use_fewer_machines, row, scratch, work);
+            for (std::size_t j = i; j < s_count; ++j) next[i * s_count + j] = row.at(j, m_last);
+        }
+        table = std::move(next);
         within = static_cast<double>(machines);
     }
 
     pipedream_result result;
     result.num_states = s_count;
-    const std::size_t m_last = static_cast<std::size_t>(options.machines.back()) - 1;
-    const detail::pipedream_level& final_a = as.back();
-    result.time_per_minibatch_s = final_a.at(0, s_count - 1, m_last).time;
-    if (std::isinf(result.time_per_minibatch_s)) return result;
-    // Stages, last first, following the splits (PipeDream's analyze_partitioning).
+    const std::int32_t machines = options.machines.back();
+    const auto m_last = static_cast<std::size_t>(machines) - 1;
+    if (std::isinf(row.at(s_count - 1, m_last))) {
+        result.time_per_minibatch_s = row.at(s_count - 1, m_last);
+        return result;
+    }
+    // Stages, last first, following the choices (PipeDream's analyze_partitioning). The time is
+    // the slowest stage evaluated with PipeDream's own operation order, each stage in the place
+    // the recurrence priced it (its cell's machine count decides the memory check).
+    result.time_per_minibatch_s = 0.0;
     std::size_t end = s_count, j = s_count - 1, m = m_last;
     while (true) {
-        const detail::pipedream_cell& cell = final_a.at(0, j, m);
-        const std::size_t first = cell.split_state < 0 ? 0 : static_cast<std::size_t>(cell.split_state) + 1;
-        pipedream_stage stage{.first_state = first, .end_state = end, .replicas = cell.replicas};
+        const detail::pipedream_choice& ch = row.choice[j * row.machines + m];
+        const std::size_t first = ch.split_state < 0 ? 0 : static_cast<std::size_t>(ch.split_state) + 1;
+        const stage_candidate priced{.first_state = first, .end_state = end, .replicas = ch.replicas,
+                                     .devices_before = ch.split_state < 0 ? 0 : ch.left_machines + 1, .devices_total = machines};
+        result.time_per_minibatch_s = std::max(result.time_per_minibatch_s, final_cost->stage_time_s(priced));
+        pipedream_stage stage{.first_state = first, .end_state = end, .replicas = ch.replicas};
         stage.compute_s = states[end - 1].compute_s - (first > 0 ? states[first - 1].compute_s : 0.0);
         std::vector<bool> before(graph.size(), false);
         if (first > 0)
@@ -215,13 +478,20 @@ private:
         for (const std::size_t l : states[end - 1].layers)
             if (!before[l]) stage.layers.push_back(l);
         result.stages.push_back(std::move(stage));
-        if (cell.split_state < 0) break;
+        if (ch.split_state < 0) break;
         end = first;
-        j = static_cast<std::size_t>(cell.split_state);
-        m = static_cast<std::size_t>(cell.split_machines);
+        j = static_cast<std::size_t>(ch.split_state);
+        m = static_cast<std::size_t>(ch.left_machines);
     }
     std::reverse(result.stages.begin(), result.stages.end());
     return result;
+}
+
+/// PipeDream's partitioning of `graph`: its states (build_antichain_states), then
+/// pipedream_partition(graph, states, options).
+[[nodiscard]] inline pipedream_result pipedream_partition(const layer_graph& graph, const pipedream_options& options) {
+    options.validate();
+    return pipedream_partition(graph, build_antichain_states(graph), options);
 }
 
 }  // namespace dnnplan
