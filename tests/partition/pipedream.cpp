@@ -290,7 +290,7 @@ TEST_CASE("the solver equals PipeDream's plain recurrence on every fixture and f
     // memory_bytes: a limit that binds for each profile (some partitions fit, some do not).
     const std::vector<std::pair<const char*, double>> profiles = {
         {"vgg16", 4e9}, {"alexnet", 1.5e9}, {"resnet50", 6e9}, {"gnmt", 5e9}};
-    std::int64_t checked = 0, memory_changed = 0;
+    std::int64_t checked = 0, memory_changed = 0, retried = 0, first_bound = 0;
     for (const auto& [name, memory] : profiles) {
         const auto graph = fixture(name);
         const auto built = dnnplan::build_antichain_states(graph);
@@ -298,8 +298,10 @@ TEST_CASE("the solver equals PipeDream's plain recurrence on every fixture and f
             const double free = dnnplan::pipedream_partition(graph, built, machines({m}, std::nullopt)).time_per_minibatch_s;
             for (const auto& o : flag_sets(m, memory)) {
                 INFO(name << " " << describe(o));
-                const auto fast = dnnplan::pipedream_partition(graph, built, o);
+                dnnplan::pipedream_counters work;
+                const auto fast = dnnplan::pipedream_partition(graph, built, o, &work);
                 const auto plain = dnnplan_test::pipedream_partition_reference(graph, o);
+                (work.searches_retried > 0 ? retried : first_bound) += 1;
                 CHECK(same_time(fast.time_per_minibatch_s, plain.time_per_minibatch_s));
                 if (std::isfinite(fast.time_per_minibatch_s) && !o.use_memory_constraint)
                     CHECK(same_time(time_of_stages(built, o, fast), fast.time_per_minibatch_s));
@@ -324,6 +326,9 @@ TEST_CASE("the solver equals PipeDream's plain recurrence on every fixture and f
     }
     CHECK(checked == 4 * (5 * 32 + 6));
     CHECK(memory_changed >= 4);  // the memory limits bind somewhere
+    // Both paths of the bounded search ran: answered below the first bound, and after raising it.
+    CHECK(retried >= 50);
+    CHECK(first_bound >= 50);
 }
 
 TEST_CASE("on random chains and DAGs the solver, the plain recurrence and brute force agree", "[partition][pipedream][oracle]") {

@@ -8,10 +8,11 @@
 #include <dnnplan/core/layer_graph.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <map>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -38,13 +39,26 @@ namespace detail {
 
 class bitset_rows {
 public:
-    explicit bitset_rows(std::size_t n) : words_((n + 63) / 64), bits_(n * words_, 0) {}
+    explicit bitset_rows(std::size_t n) : bitset_rows(n, n) {}
+    bitset_rows(std::size_t rows, std::size_t columns) : words_((columns + 63) / 64), bits_(rows * words_, 0) {}
     [[nodiscard]] bool test(std::size_t row, std::size_t col) const noexcept {
         return (bits_[row * words_ + col / 64] >> (col % 64)) & 1U;
     }
     void set(std::size_t row, std::size_t col) noexcept { bits_[row * words_ + col / 64] |= std::uint64_t{1} << (col % 64); }
     void merge(std::size_t row, std::size_t from) noexcept {
         for (std::size_t w = 0; w < words_; ++w) bits_[row * words_ + w] |= bits_[from * words_ + w];
+    }
+    void clear(std::size_t row) noexcept { std::fill_n(bits_.begin() + static_cast<std::ptrdiff_t>(row * words_), words_, 0); }
+    /// ORs row `from` of `other` (which has as many columns) into `row`.
+    void merge_from(std::size_t row, const bitset_rows& other, std::size_t from) noexcept {
+        for (std::size_t w = 0; w < words_; ++w) bits_[row * words_ + w] |= other.bits_[from * words_ + w];
+    }
+    /// Calls f(col) for every set column of `row`, in increasing order.
+    template <class F>
+    void for_each(std::size_t row, F&& f) const {
+        for (std::size_t w = 0; w < words_; ++w)
+            for (std::uint64_t word = bits_[row * words_ + w]; word != 0; word &= word - 1)
+                f(w * 64 + static_cast<std::size_t>(std::countr_zero(word)));
     }
 
 private:
@@ -121,14 +135,14 @@ private:
     const auto augment = [&](const std::vector<std::size_t>& a) {
         std::vector<bool> extra(n, false);
         for (const std::size_t node : a)
-            for (std::size_t p = 0; p < n; ++p) {
-                if (!ancestors.test(node, p) || extra[p]) continue;
+            ancestors.for_each(node, [&](std::size_t p) {
+                if (extra[p]) return;
                 for (const std::size_t o : succ[p])
                     if (!ancestors.test(node, o) && o != node) {
                         extra[p] = true;
                         break;
                     }
-            }
+            });
         std::vector<std::size_t> x;
         for (std::size_t p = 0; p < n; ++p)
             if (extra[p]) x.push_back(p);
@@ -150,7 +164,14 @@ private:
         return a;
     };
 
-    std::map<key_type, std::size_t> index_of;
+    struct key_hash {
+        std::size_t operator()(const key_type& k) const noexcept {
+            std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the sorted layer indices
+            for (const std::size_t v : k) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+            return static_cast<std::size_t>(h);
+        }
+    };
+    std::unordered_map<key_type, std::size_t, key_hash> index_of;
     std::vector<std::vector<std::size_t>> augmented;     // X_s per state (creation order)
     std::vector<std::vector<std::size_t>> dag_edges;     // state -> next states, in insertion order
     std::vector<std::size_t> insertion;                  // states in the order the DAG first saw them
@@ -178,13 +199,13 @@ private:
             first_source = i;
             break;
         }
-    std::deque<std::vector<std::size_t>> queue{{first_source}};
-    add_state(queue.front());
+    std::deque<std::pair<std::size_t, std::vector<std::size_t>>> queue;  // (state, its antichain)
+    queue.emplace_back(add_state({first_source}), std::vector<std::size_t>{first_source});
     std::vector<bool> expanded;
     while (!queue.empty()) {
-        const std::vector<std::size_t> a = queue.front();
+        const std::size_t from = queue.front().first;
+        const std::vector<std::size_t> a = std::move(queue.front().second);
         queue.pop_front();
-        const std::size_t from = index_of.at(key_of(a));
         if (expanded.size() < augmented.size()) expanded.resize(augmented.size(), false);
         if (expanded[from]) continue;
         expanded[from] = true;
@@ -210,7 +231,7 @@ private:
                 dag_edges[from].push_back(to);
                 // PipeDream queues every successor and skips the expanded ones when popped;
                 // queueing only new states expands the same states in the same order.
-                if (to == known) queue.push_back(next);
+                if (to == known) queue.emplace_back(to, next);
             }
     }
     const std::size_t s_count = augmented.size();
@@ -252,25 +273,23 @@ private:
             state_ancestors.merge(position[t], position[s]);
         }
     out.states.resize(s_count);
+    detail::bitset_rows closure(1, n);  // D_s of the state at hand
     for (std::size_t i = 0; i < s_count; ++i) {
         antichain_state& st = out.states[i];
         st.antichain = augmented[sorted[i]];
-        std::vector<bool> in_closure(n, false);
+        closure.clear(0);
         for (const std::size_t u : st.antichain) {
-            in_closure[u] = true;
-            for (std::size_t p = 0; p < n; ++p)
-                if (ancestors.test(u, p)) in_closure[p] = true;
+            closure.set(0, u);
+            closure.merge_from(0, ancestors, u);
             st.output_activation_bytes += graph.at(u).activation_bytes;
         }
-        for (std::size_t p = 0; p < n; ++p) {
-            if (!in_closure[p]) continue;
+        closure.for_each(0, [&](std::size_t p) {
             st.layers.push_back(p);
             st.compute_s += graph.at(p).forward_s + graph.at(p).backward_s;
             st.activation_bytes += graph.at(p).activation_bytes;
             st.parameter_bytes += graph.at(p).parameter_bytes;
-        }
-        for (std::size_t j = 0; j < s_count; ++j)
-            if (state_ancestors.test(i, j)) st.predecessors.push_back(j);
+        });
+        state_ancestors.for_each(i, [&](std::size_t j) { st.predecessors.push_back(j); });
     }
     return out;
 }

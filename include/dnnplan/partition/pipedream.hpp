@@ -190,6 +190,7 @@ struct pipedream_counters {
     std::int64_t cells = 0;            ///< (j, m) cells of the recurrence filled
     std::int64_t swept_cells = 0;      ///< cells whose monotone part was answered by a two-pointer sweep
     std::int64_t plain_candidates = 0; ///< (k, m') candidates evaluated one by one
+    std::int64_t searches_retried = 0; ///< searches below an upper bound that found nothing below it
 };
 
 namespace detail {
@@ -244,12 +245,22 @@ struct pipedream_scratch {
 inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichain_states& states,
                                 const std::vector<std::vector<bool>>* is_pred, std::size_t first,
                                 std::int32_t machines, bool straight, bool fewer, pipedream_row& row,
-                                pipedream_scratch& scratch, pipedream_counters& counters) {
+                                pipedream_scratch& scratch, pipedream_counters& counters,
+                                double upper_bound = std::numeric_limits<double>::infinity()) {
     const double inf = std::numeric_limits<double>::infinity();
     const std::size_t s_count = cost.num_states();
     const auto m_count = static_cast<std::size_t>(machines);
     const std::size_t max_replicas = straight ? 1 : (m_count > 1 ? m_count - 1 : 1);
     const bool memory = cost.level().memory_bytes.has_value();
+    // With a finite upper bound (row 0 of a single level only: compute must be additive), only
+    // partitions faster than it are sought, and a cell (j, m) can lie on one only inside a band:
+    // its prefix needs C_j / (m + 1) < bound (every stage takes at least its compute over its
+    // replicas, so a slowest stage is at least the total over the machines), and the states after
+    // j need (C_last - C_j) < bound (M - m - 1) on the machines left. Cells outside keep their
+    // initialisation; candidates start at the bound.
+    const bool banded = std::isfinite(upper_bound);
+    const double total_compute = banded ? cost.compute_s(0, s_count) : 0.0;
+    const double margin = 1.0 + 1e-9;  // rounding: never cut a cell the exact bound would keep
     row.reset(s_count, m_count);
     scratch.stage.assign(max_replicas + 1, inf);
     scratch.inverse.assign(max_replicas + 1, inf);
@@ -280,13 +291,33 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
         }
         ++counters.cells;
         counters.cells += static_cast<std::int64_t>(m_count) - 2;
-        std::fill(scratch.best.begin(), scratch.best.end(), inf);
+        std::fill(scratch.best.begin(), scratch.best.end(), banded ? upper_bound : inf);
+        std::fill(scratch.best_choice.begin(), scratch.best_choice.end(), pipedream_choice{});
+        std::size_t m_lo = 1, m_hi = m_count - 1;  // the band of cells of j worth filling
+        if (banded) {
+            const double cj = cost.compute_s(0, j + 1);
+            while (m_lo <= m_hi && cj > upper_bound * static_cast<double>(m_lo + 1) * margin) ++m_lo;
+            if (j + 1 < s_count)
+                while (m_hi >= m_lo && (m_hi + 1 == m_count ||
+                                        total_compute - cj > upper_bound * static_cast<double>(m_count - m_hi - 1) * margin))
+                    --m_hi;
+            if (m_lo > m_hi) {
+                row.finish(j);
+                continue;
+            }
+        }
         const std::vector<std::size_t>& preds = states.states[j].predecessors;
         for (const std::size_t k : preds) {
             if (k < first) continue;  // A[first][k] is None for k < first
             if (first > 0 && (*is_pred)[first - 1][k]) continue;
             const double c = cost.compute_s(k + 1, j + 1);
             if (std::isinf(c)) continue;  // PipeDream: last_stage_time is None
+            if (banded) {
+                // Every candidate is at least the left row's best on <= m_hi - 1 machines and at
+                // least c / m_hi (a stage takes at least its compute over its replicas).
+                if (row.prefix_min[k * m_count + m_hi - 1] >= upper_bound) continue;
+                if (c >= upper_bound * static_cast<double>(std::min(m_hi, max_replicas)) * margin) continue;
+            }
             ++counters.state_pairs;
             const double w = cost.parameter_bytes(k + 1, j + 1);
             const double stashed = cost.activation_bytes(k + 1, j + 1) + w;
@@ -306,7 +337,7 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
             const double* left_min = &row.prefix_min[k * m_count];
             const std::int32_t* left_arg = &row.prefix_argmin[k * m_count];
             std::size_t cross = 1;
-            for (std::size_t m = 1; m < m_count; ++m) {
+            for (std::size_t m = m_lo; m <= m_hi; ++m) {
                 double& b = scratch.best[m];
                 const std::size_t top = std::min(m, max_replicas);
                 // Nothing here can beat b: every left part is >= its row's minimum over <= m - 1
@@ -383,7 +414,7 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
                 cell = row.at(j, m - 1);
                 ch = row.choice[j * m_count + m - 1];
             }
-            if (scratch.best[m] < cell) {
+            if (scratch.best_choice[m].replicas > 0 && scratch.best[m] < cell) {
                 cell = scratch.best[m];
                 ch = scratch.best_choice[m];
             }
@@ -434,8 +465,23 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
             std::move(table));
         table.clear();
         if (level + 1 == levels) {
-            detail::solve_pipedream_row(cost, built, nullptr, 0, machines, options.straight_pipeline,
-                                        options.use_fewer_machines, row, scratch, work);
+            // A single level: search below growing upper bounds, from 1.1 times the lower bound
+            // C_total / M, 1.5 times more each time, none past 16 times (each search is exact for answers
+            // below its bound).
+            double bound = std::numeric_limits<double>::infinity();
+            if (levels == 1) {
+                const double lower = cost.compute_s(0, s_count) / static_cast<double>(machines);
+                if (lower > 0.0 && std::isfinite(lower)) bound = 1.1 * lower;
+            }
+            while (true) {
+                detail::solve_pipedream_row(cost, built, nullptr, 0, machines, options.straight_pipeline,
+                                            options.use_fewer_machines, row, scratch, work, bound);
+                if (row.at(s_count - 1, static_cast<std::size_t>(machines) - 1) < bound || std::isinf(bound)) break;
+                ++work.searches_retried;
+                bound = bound < 16.0 * cost.compute_s(0, s_count) / static_cast<double>(machines)
+                            ? 1.5 * bound
+                            : std::numeric_limits<double>::infinity();
+            }
             final_cost.emplace(cost);
             break;
         }
