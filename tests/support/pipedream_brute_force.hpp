@@ -26,10 +26,7 @@ namespace dnnplan_test {
     const std::size_t s = built.states.size();
     const std::int32_t total = options.machines.at(0);
     const std::int32_t max_reps = options.straight_pipeline ? 1 : total;
-    const auto is_pred = [&](std::size_t k, std::size_t j) {
-        const auto& p = built.states[j].predecessors;
-        return std::find(p.begin(), p.end(), k) != p.end();
-    };
+    const auto is_pred = [&](std::size_t k, std::size_t j) { return dnnplan::state_precedes(built, k, j); };
     double best = std::numeric_limits<double>::infinity();
     // extend(first, used, idle_left, slowest): stages so far end at state first - 1 and use
     // `used` machines (idle ones included); idle_left idle machines still to place.

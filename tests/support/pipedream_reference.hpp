@@ -51,6 +51,9 @@ private:
     options.validate();
     const antichain_states built = build_antichain_states(graph);
     const auto& states = built.states;
+    std::vector<std::vector<std::size_t>> preds(states.size());  // P(j), listed (a chain lists none)
+    for (std::size_t j = 0; j < states.size(); ++j)
+        for_each_state_predecessor(built, j, [&](std::size_t k) { preds[j].push_back(k); });
     const std::size_t s_count = states.size();
     const double inf = std::numeric_limits<double>::infinity();
 
@@ -76,7 +79,7 @@ private:
     if (options.machines.size() > 1) {
         is_pred.assign(s_count, std::vector<bool>(s_count, false));
         for (std::size_t j = 0; j < s_count; ++j)
-            for (const std::size_t k : states[j].predecessors) is_pred[j][k] = true;
+            for (const std::size_t k : preds[j]) is_pred[j][k] = true;
     }
 
     const std::size_t levels = options.machines.size();
@@ -113,7 +116,7 @@ private:
                 for (std::size_t j = i + 1; j < s_count; ++j) {
                     reference_detail::pipedream_cell best = a.at(i, j, m);
                     if (options.use_fewer_machines && m > 0 && a.at(i, j, m - 1).time < best.time) best = a.at(i, j, m - 1);
-                    for (const std::size_t k : states[j].predecessors) {
+                    for (const std::size_t k : preds[j]) {
                         if (i > 0 && is_pred[i - 1][k]) continue;
                         const std::size_t max_mp = options.straight_pipeline ? 2 : m + 1;
                         for (std::size_t mp = 1; mp < max_mp; ++mp) {
@@ -169,8 +172,8 @@ private:
         stage.compute_s = states[end - 1].compute_s - (first > 0 ? states[first - 1].compute_s : 0.0);
         std::vector<bool> before(graph.size(), false);
         if (first > 0)
-            for (const std::size_t l : states[first - 1].layers) before[l] = true;
-        for (const std::size_t l : states[end - 1].layers)
+            for (const std::size_t l : state_layers(built, first - 1)) before[l] = true;
+        for (const std::size_t l : state_layers(built, end - 1))
             if (!before[l]) stage.layers.push_back(l);
         result.stages.push_back(std::move(stage));
         if (cell.split_state < 0) break;

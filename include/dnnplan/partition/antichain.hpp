@@ -21,19 +21,49 @@ namespace dnnplan {
 /// One state of the antichain DAG.
 struct antichain_state {
     std::vector<std::size_t> antichain{};  ///< augmented antichain X_s: layers live at the cut (layer indices)
-    std::vector<std::size_t> layers{};     ///< D_s: X_s and all their predecessors, in layer order
+    std::vector<std::size_t> layers{};     ///< D_s: X_s and all their predecessors, in layer order (empty in a chain: see antichain_states::chain)
     double compute_s = 0.0;                ///< sum of forward + backward time over D_s
     double activation_bytes = 0.0;         ///< sum of activation sizes over D_s
     double parameter_bytes = 0.0;          ///< sum of parameter sizes over D_s
     double output_activation_bytes = 0.0;  ///< sum of activation sizes over X_s
-    std::vector<std::size_t> predecessors{};  ///< transitive predecessor states (indices into states)
+    std::vector<std::size_t> predecessors{};  ///< transitive predecessor states, ascending (empty in a chain)
 };
 
 /// The states of a graph in a topological order of the antichain DAG.
+///
+/// When the kept layers form a chain, state j is "the first j + 1 layers of `chain_layers` done":
+/// its predecessors are states 0..j-1 and D_j is chain_layers[0..j]. Neither is listed per state
+/// then (both would be quadratic in the chain's length: 400 MB each for 10,000 layers); read
+/// them through state_predecessor() / state_layers(), which work for both forms.
 struct antichain_states {
     std::vector<antichain_state> states{};
     std::vector<std::size_t> removed_layers{};  ///< "Input..." sources and "__getitem__..." sinks
+    bool chain = false;                          ///< the states form a path (see above)
+    std::vector<std::size_t> chain_layers{};     ///< the kept layers in chain order, when `chain`
 };
+
+/// Whether state k is a (transitive) predecessor of state j.
+[[nodiscard]] inline bool state_precedes(const antichain_states& s, std::size_t k, std::size_t j) {
+    if (s.chain) return k < j;
+    const auto& p = s.states[j].predecessors;
+    return std::binary_search(p.begin(), p.end(), k);
+}
+
+/// Calls f(k) for every predecessor state k of state j, ascending.
+template <class F>
+void for_each_state_predecessor(const antichain_states& s, std::size_t j, F&& f) {
+    if (s.chain) {
+        for (std::size_t k = 0; k < j; ++k) f(k);
+        return;
+    }
+    for (const std::size_t k : s.states[j].predecessors) f(k);
+}
+
+/// D_j: the layers done at state j, in layer order for a DAG, in chain order for a chain.
+[[nodiscard]] inline std::vector<std::size_t> state_layers(const antichain_states& s, std::size_t j) {
+    if (s.chain) return {s.chain_layers.begin(), s.chain_layers.begin() + static_cast<std::ptrdiff_t>(j + 1)};
+    return s.states[j].layers;
+}
 
 namespace detail {
 
@@ -113,6 +143,27 @@ private:
         }
     }
     if (order.empty()) throw invalid_input("graph", "no layers after removing Input and __getitem__ layers", "at least one layer to partition");
+
+    // A chain: PipeDream's construction yields state j = {order[j]} (nothing else is live at a
+    // cut of a chain), in chain order; build it directly, in linear time and memory.
+    const bool is_chain = std::all_of(order.begin(), order.end(), [&](std::size_t i) {
+        return pred[i].size() <= 1 && succ[i].size() <= 1;
+    }) && std::count_if(order.begin(), order.end(), [&](std::size_t i) { return pred[i].empty(); }) == 1;
+    if (is_chain) {
+        out.chain = true;
+        out.chain_layers = order;
+        out.states.resize(order.size());
+        double compute = 0.0, activation = 0.0, parameter = 0.0;
+        for (std::size_t j = 0; j < order.size(); ++j) {
+            const layer& l = graph.at(order[j]);
+            compute += l.forward_s + l.backward_s;
+            activation += l.activation_bytes;
+            parameter += l.parameter_bytes;
+            out.states[j] = {.antichain = {order[j]}, .compute_s = compute, .activation_bytes = activation,
+                             .parameter_bytes = parameter, .output_activation_bytes = l.activation_bytes};
+        }
+        return out;
+    }
     detail::bitset_rows ancestors(n), descendants(n);
     for (const std::size_t i : order)
         for (const std::size_t p : pred[i]) {

@@ -306,17 +306,16 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
                 continue;
             }
         }
-        const std::vector<std::size_t>& preds = states.states[j].predecessors;
-        for (const std::size_t k : preds) {
-            if (k < first) continue;  // A[first][k] is None for k < first
-            if (first > 0 && (*is_pred)[first - 1][k]) continue;
+        for_each_state_predecessor(states, j, [&](std::size_t k) {
+            if (k < first) return;  // A[first][k] is None for k < first
+            if (first > 0 && (states.chain ? k < first - 1 : (*is_pred)[first - 1][k])) return;
             const double c = cost.compute_s(k + 1, j + 1);
-            if (std::isinf(c)) continue;  // PipeDream: last_stage_time is None
+            if (std::isinf(c)) return;  // PipeDream: last_stage_time is None
             if (banded) {
                 // Every candidate is at least the left row's best on <= m_hi - 1 machines and at
                 // least c / m_hi (a stage takes at least its compute over its replicas).
-                if (row.prefix_min[k * m_count + m_hi - 1] >= upper_bound) continue;
-                if (c >= upper_bound * static_cast<double>(std::min(m_hi, max_replicas)) * margin) continue;
+                if (row.prefix_min[k * m_count + m_hi - 1] >= upper_bound) return;
+                if (c >= upper_bound * static_cast<double>(std::min(m_hi, max_replicas)) * margin) return;
             }
             ++counters.state_pairs;
             const double w = cost.parameter_bytes(k + 1, j + 1);
@@ -406,7 +405,7 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
                     }
                 }
             }
-        }
+        });
         for (std::size_t m = 1; m < m_count; ++m) {
             double& cell = row.at(j, m);
             pipedream_choice& ch = row.choice[j * m_count + m];
@@ -444,7 +443,7 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
     const std::size_t levels = options.machines.size();
     // Predecessor sets as membership rows, for the "k in P(i - 1)" test of the non-final levels.
     std::vector<std::vector<bool>> is_pred;
-    if (levels > 1) {
+    if (levels > 1 && !built.chain) {
         is_pred.assign(s_count, std::vector<bool>(s_count, false));
         for (std::size_t j = 0; j < s_count; ++j)
             for (const std::size_t k : states[j].predecessors) is_pred[j][k] = true;
@@ -520,8 +519,8 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
         stage.compute_s = states[end - 1].compute_s - (first > 0 ? states[first - 1].compute_s : 0.0);
         std::vector<bool> before(graph.size(), false);
         if (first > 0)
-            for (const std::size_t l : states[first - 1].layers) before[l] = true;
-        for (const std::size_t l : states[end - 1].layers)
+            for (const std::size_t l : state_layers(built, first - 1)) before[l] = true;
+        for (const std::size_t l : state_layers(built, end - 1))
             if (!before[l]) stage.layers.push_back(l);
         result.stages.push_back(std::move(stage));
         if (ch.split_state < 0) break;
