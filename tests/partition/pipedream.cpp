@@ -363,6 +363,50 @@ TEST_CASE("on random chains and DAGs the solver, the plain recurrence and brute 
     CHECK(infinite >= 10);
 }
 
+TEST_CASE("on chains the threshold solver equals the general solver and the plain recurrence", "[partition][pipedream][oracle][chain]") {
+    // A memory limit nothing reaches changes no answer but sends a chain to the general solver
+    // (the threshold solver of partition/pipedream_chain.hpp does not take memory limits).
+    std::int64_t used_threshold = 0, fewer_than_all = 0;
+    for (std::uint64_t seed = 0; seed < 120; ++seed) {
+        dnnplan_test::rng r(1000 + seed);
+        const auto layers = static_cast<std::size_t>(r.integer(2, seed < 100 ? 40 : 300));
+        const auto graph = random_dag(r, layers, true);
+        const auto built = dnnplan::build_antichain_states(graph);
+        REQUIRE(built.chain);
+        dnnplan::pipedream_options o;
+        // One seed in five: a slow network and a few more machines than states, where leaving
+        // machines idle beats replicating a stage (use_fewer_machines pays off).
+        const bool spare = seed % 5 == 1;
+        o.machines = {spare ? static_cast<std::int32_t>(layers) + r.integer(1, 3) : r.integer(2, seed < 100 ? 12 : 96)};
+        o.bandwidths_bytes_per_s = {spare || r.chance(0.2) ? r.uniform(1e5, 1e7) : r.uniform(1e8, 1e11)};
+        o.use_fewer_machines = spare || r.chance(0.4);
+        dnnplan::pipedream_counters work;
+        const auto threshold = dnnplan::pipedream_partition(graph, built, o, &work);
+        used_threshold += work.threshold_decisions > 0 ? 1 : 0;
+        auto general_options = o;
+        general_options.use_memory_constraint = true;
+        general_options.memory_bytes = 1e300;
+        const auto general = dnnplan::pipedream_partition(graph, built, general_options);
+        INFO("seed " << seed << ", " << layers << " layers, " << describe(o));
+        // The threshold solver stops within 1e-10 (relative) of the optimum (pipedream_chain.hpp).
+        CHECK(std::abs(threshold.time_per_minibatch_s - general.time_per_minibatch_s) <=
+              1e-10 * general.time_per_minibatch_s);
+        CHECK(threshold.time_per_minibatch_s >= general.time_per_minibatch_s * (1.0 - 1e-15));
+        CHECK(same_time(time_of_stages(built, o, threshold), threshold.time_per_minibatch_s));
+        std::int32_t used = 0;
+        for (const auto& st : threshold.stages) used += st.replicas;
+        CHECK(used <= o.machines[0]);
+        if (!o.use_fewer_machines) CHECK(used == o.machines[0]);
+        fewer_than_all += used < o.machines[0] ? 1 : 0;
+        if (layers <= 40 && o.machines[0] <= 16)
+            CHECK(std::abs(threshold.time_per_minibatch_s -
+                           dnnplan_test::pipedream_partition_reference(graph, o).time_per_minibatch_s) <=
+                  1e-10 * threshold.time_per_minibatch_s);
+    }
+    CHECK(used_threshold == 120);
+    CHECK(fewer_than_all >= 1);  // idle machines were chosen at least once (coverage of that path)
+}
+
 #include <dnnplan/io/json.hpp>
 
 TEST_CASE("a partition converts to JSON and back", "[partition][pipedream][json]") {

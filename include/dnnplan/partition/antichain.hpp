@@ -31,15 +31,18 @@ struct antichain_state {
 
 /// The states of a graph in a topological order of the antichain DAG.
 ///
-/// When the kept layers form a chain, state j is "the first j + 1 layers of `chain_layers` done":
-/// its predecessors are states 0..j-1 and D_j is chain_layers[0..j]. Neither is listed per state
-/// then (both would be quadratic in the chain's length: 400 MB each for 10,000 layers); read
-/// them through state_predecessor() / state_layers(), which work for both forms.
+/// When the states form a path (always for a chain of layers, and for some graphs with
+/// branches, vgg16's for one), the predecessors of state j are states 0..j-1 and D_j is the
+/// first chain_layer_counts[j] layers of `chain_layers`. Neither is listed per state then (both
+/// would be quadratic in the number of states: 400 MB each for a 10,000-layer chain); read them
+/// through state_precedes(), for_each_state_predecessor() and state_layers(), which work for
+/// both forms.
 struct antichain_states {
     std::vector<antichain_state> states{};
     std::vector<std::size_t> removed_layers{};  ///< "Input..." sources and "__getitem__..." sinks
     bool chain = false;                          ///< the states form a path (see above)
-    std::vector<std::size_t> chain_layers{};     ///< the kept layers in chain order, when `chain`
+    std::vector<std::size_t> chain_layers{};     ///< when `chain`: the kept layers in the order the states reach them
+    std::vector<std::size_t> chain_layer_counts{};  ///< when `chain`: |D_j| for every state j
 };
 
 /// Whether state k is a (transitive) predecessor of state j.
@@ -61,7 +64,7 @@ void for_each_state_predecessor(const antichain_states& s, std::size_t j, F&& f)
 
 /// D_j: the layers done at state j, in layer order for a DAG, in chain order for a chain.
 [[nodiscard]] inline std::vector<std::size_t> state_layers(const antichain_states& s, std::size_t j) {
-    if (s.chain) return {s.chain_layers.begin(), s.chain_layers.begin() + static_cast<std::ptrdiff_t>(j + 1)};
+    if (s.chain) return {s.chain_layers.begin(), s.chain_layers.begin() + static_cast<std::ptrdiff_t>(s.chain_layer_counts[j])};
     return s.states[j].layers;
 }
 
@@ -152,6 +155,7 @@ private:
     if (is_chain) {
         out.chain = true;
         out.chain_layers = order;
+        out.chain_layer_counts.resize(order.size());
         out.states.resize(order.size());
         double compute = 0.0, activation = 0.0, parameter = 0.0;
         for (std::size_t j = 0; j < order.size(); ++j) {
@@ -161,6 +165,7 @@ private:
             parameter += l.parameter_bytes;
             out.states[j] = {.antichain = {order[j]}, .compute_s = compute, .activation_bytes = activation,
                              .parameter_bytes = parameter, .output_activation_bytes = l.activation_bytes};
+            out.chain_layer_counts[j] = j + 1;
         }
         return out;
     }
@@ -341,6 +346,25 @@ private:
             st.parameter_bytes += graph.at(p).parameter_bytes;
         });
         state_ancestors.for_each(i, [&](std::size_t j) { st.predecessors.push_back(j); });
+    }
+    // States on a path: keep the linear form (see antichain_states).
+    bool path = true;
+    for (std::size_t i = 0; i < s_count && path; ++i) path = out.states[i].predecessors.size() == i;
+    if (path) {
+        out.chain = true;
+        std::vector<bool> seen(n, false);
+        for (auto& st : out.states) {
+            for (const std::size_t l : st.layers)
+                if (!seen[l]) {
+                    seen[l] = true;
+                    out.chain_layers.push_back(l);
+                }
+            out.chain_layer_counts.push_back(st.layers.size());
+            st.layers.clear();
+            st.layers.shrink_to_fit();
+            st.predecessors.clear();
+            st.predecessors.shrink_to_fit();
+        }
     }
     return out;
 }

@@ -15,6 +15,7 @@
 #include <dnnplan/core/layer_graph.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/partition/antichain.hpp>
+#include <dnnplan/partition/pipedream_chain.hpp>
 #include <dnnplan/partition/stage_cost.hpp>
 
 #include <algorithm>
@@ -191,6 +192,7 @@ struct pipedream_counters {
     std::int64_t swept_cells = 0;      ///< cells whose monotone part was answered by a two-pointer sweep
     std::int64_t plain_candidates = 0; ///< (k, m') candidates evaluated one by one
     std::int64_t searches_retried = 0; ///< searches below an upper bound that found nothing below it
+    std::int64_t threshold_decisions = 0;  ///< feasibility tests of the chain solver (pipedream_chain.hpp)
 };
 
 namespace detail {
@@ -424,6 +426,62 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
 
 }  // namespace detail
 
+namespace detail {
+
+// The stages of a partition with their layers and PipeDream's printed compute.
+inline pipedream_stage describe_stage(const layer_graph& graph, const antichain_states& built, std::size_t first,
+                                      std::size_t end, std::int32_t replicas) {
+    const auto& states = built.states;
+    pipedream_stage stage{.first_state = first, .end_state = end, .replicas = replicas};
+    stage.compute_s = states[end - 1].compute_s - (first > 0 ? states[first - 1].compute_s : 0.0);
+    std::vector<bool> before(graph.size(), false);
+    if (first > 0)
+        for (const std::size_t l : state_layers(built, first - 1)) before[l] = true;
+    for (const std::size_t l : state_layers(built, end - 1))
+        if (!before[l]) stage.layers.push_back(l);
+    return stage;
+}
+
+// A chain on one level without memory, transfers or a straight pipeline: the threshold search
+// of partition/pipedream_chain.hpp, its partition timed with PipeDream's formulas. Its answer is
+// within chain_tolerance (relative) of the optimum; PipeDream compatibility asks for 1e-6.
+inline constexpr double chain_tolerance = 1e-10;
+
+inline pipedream_result pipedream_chain_partition(const layer_graph& graph, const antichain_states& built,
+                                                  const pipedream_options& options, pipedream_counters& work) {
+    const pipedream_stage_cost cost(
+        built, {.bandwidth_bytes_per_s = options.bandwidths_bytes_per_s.empty() ? 1e9 : options.bandwidths_bytes_per_s[0]});
+    std::vector<double> compute, parameter;
+    compute.reserve(built.states.size());
+    parameter.reserve(built.states.size());
+    for (const auto& st : built.states) {
+        compute.push_back(st.compute_s);
+        parameter.push_back(st.parameter_bytes);
+    }
+    pipedream_chain_solver solver(compute, parameter, cost.level().bandwidth_bytes_per_s, options.machines[0],
+                                  options.use_fewer_machines);
+    const auto time_of = [&](const std::vector<chain_stage>& stages) {
+        double slowest = 0.0;
+        std::int32_t before = 0;
+        for (const chain_stage& s : stages) {
+            slowest = std::max(slowest, cost.stage_time_s({.first_state = s.first_state, .end_state = s.end_state,
+                                                           .replicas = s.replicas, .devices_before = before,
+                                                           .devices_total = options.machines[0]}));
+            before += s.replicas;
+        }
+        return slowest;
+    };
+    const std::vector<chain_stage> stages = solver.solve(time_of, chain_tolerance, work.threshold_decisions);
+    pipedream_result result;
+    result.num_states = built.states.size();
+    result.time_per_minibatch_s = time_of(stages);
+    for (const chain_stage& s : stages)
+        result.stages.push_back(describe_stage(graph, built, s.first_state, s.end_state, s.replicas));
+    return result;
+}
+
+}  // namespace detail
+
 /// PipeDream's partitioning of prebuilt states (build_antichain_states), so that one graph can
 /// be partitioned for many machine counts and flags without rebuilding its states: its dynamic
 /// program level by level (-n m1 m2 ... with -b B1 B2 ...), each level's A[i][j][M-1] becoming
@@ -441,6 +499,9 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
     pipedream_counters& work = counters ? *counters : local;
 
     const std::size_t levels = options.machines.size();
+    if (built.chain && levels == 1 && s_count >= 2 && options.machines[0] >= 2 && !options.use_memory_constraint &&
+        !options.activation_compression_ratio && !options.straight_pipeline)
+        return detail::pipedream_chain_partition(graph, built, options, work);
     // Predecessor sets as membership rows, for the "k in P(i - 1)" test of the non-final levels.
     std::vector<std::vector<bool>> is_pred;
     if (levels > 1 && !built.chain) {
@@ -515,14 +576,7 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
         const stage_candidate priced{.first_state = first, .end_state = end, .replicas = ch.replicas,
                                      .devices_before = ch.split_state < 0 ? 0 : ch.left_machines + 1, .devices_total = machines};
         result.time_per_minibatch_s = std::max(result.time_per_minibatch_s, final_cost->stage_time_s(priced));
-        pipedream_stage stage{.first_state = first, .end_state = end, .replicas = ch.replicas};
-        stage.compute_s = states[end - 1].compute_s - (first > 0 ? states[first - 1].compute_s : 0.0);
-        std::vector<bool> before(graph.size(), false);
-        if (first > 0)
-            for (const std::size_t l : state_layers(built, first - 1)) before[l] = true;
-        for (const std::size_t l : state_layers(built, end - 1))
-            if (!before[l]) stage.layers.push_back(l);
-        result.stages.push_back(std::move(stage));
+        result.stages.push_back(detail::describe_stage(graph, built, first, end, ch.replicas));
         if (ch.split_state < 0) break;
         end = first;
         j = static_cast<std::size_t>(ch.split_state);
