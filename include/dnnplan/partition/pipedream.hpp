@@ -8,7 +8,7 @@
 // loops: for every pair of states (k, j) the stage's time is computed once for every replica
 // count, and the (min, max) convolution of the left part's row with it is taken by a two-pointer
 // sweep wherever the stage's time does not increase with replicas (an exchange argument makes
-// this exact; see docs/solvers/pipedream-partition.md), with bound-pruned loops elsewhere. The
+// this exact; see docs/solvers/partition.md), with bound-pruned loops elsewhere. The
 // plain transcription of PipeDream's loops stays in the tests as the oracle.
 
 #include <dnnplan/core/error.hpp>
