@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -106,8 +107,15 @@ private:
 /// "__getitem__". The breadth-first construction, augment, deaugment and next-antichain rules
 /// are PipeDream's; where PipeDream iterates a Python set (the order of the "extra" layers of an
 /// augmented antichain, which varies between runs), layer order is used, so the result is
-/// deterministic. Throws invalid_input when nothing is left to partition.
-[[nodiscard]] inline antichain_states build_antichain_states(const layer_graph& graph) {
+/// deterministic. Throws invalid_input when nothing is left to partition, and when a branching
+/// graph has more than `max_states` states (the field "graph"): the state DAG's transitive
+/// predecessors take O(S^2) memory (inception_v3's 221,564 states would need tens of GB;
+/// PipeDream's own optimizer does not finish on it). A chain has no limit: it is built in
+/// linear memory.
+inline constexpr std::size_t default_max_antichain_states = 20000;
+
+[[nodiscard]] inline antichain_states build_antichain_states(const layer_graph& graph,
+                                                             std::size_t max_states = default_max_antichain_states) {
     const std::size_t n = graph.size();
     std::vector<bool> removed(n, false);
     antichain_states out;
@@ -236,6 +244,10 @@ private:
         const key_type key = key_of(a);
         if (const auto it = index_of.find(key); it != index_of.end()) return it->second;
         const std::size_t id = augmented.size();
+        if (id >= max_states)
+            throw invalid_input("graph", "more than " + std::to_string(max_states) + " antichain states",
+                                "a graph with at most max_states = " + std::to_string(max_states) +
+                                    " states (their transitive predecessors need O(S^2) memory)");
         index_of.emplace(key, id);
         augmented.push_back(augment(a));
         dag_edges.emplace_back();
