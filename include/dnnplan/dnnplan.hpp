@@ -12,15 +12,20 @@
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/core/workload.hpp>
 
+#include <dnnplan/fit/linear_time.hpp>
+
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/concepts.hpp>
 #include <dnnplan/model/convergence.hpp>
 #include <dnnplan/model/cost.hpp>
 #include <dnnplan/model/heterogeneous_ps.hpp>
 #include <dnnplan/model/memory.hpp>
+#include <dnnplan/model/pipeline_1f1b.hpp>
 
 #include <dnnplan/partition/antichain.hpp>
+#include <dnnplan/partition/layer_chain.hpp>
 #include <dnnplan/partition/pipedream.hpp>
+#include <dnnplan/partition/pipeline_dp.hpp>
 
 #include <dnnplan/search/box_sum.hpp>
 #include <dnnplan/search/cluster_space.hpp>
@@ -29,6 +34,7 @@
 #include <dnnplan/search/outcome.hpp>
 #include <dnnplan/search/sliding_window.hpp>
 
+#include <dnnplan/solve/hybrid_parallel.hpp>
 #include <dnnplan/solve/spot_provision.hpp>
 
 #include <dnnplan/io/pipedream_graph.hpp>

@@ -99,6 +99,7 @@
 #include <dnnplan/search/exact.hpp>
 #include <dnnplan/search/outcome.hpp>
 #include <dnnplan/search/sliding_window.hpp>
+#include <dnnplan/solve/hybrid_parallel.hpp>
 #include <dnnplan/solve/spot_provision.hpp>
 
 #include <nlohmann/json.hpp>
@@ -1438,5 +1439,606 @@ void from_json(const Json& j, layer_graph& out) { detail::json_io::read_root(j, 
     from_json(detail::json_io::parse_text(text), result);
     return result;
 }
+
+// =============================================================================================
+// ---- pipeline models, the pipeline partitioner and the hybrid-parallel planner -------------
+// (fit/linear_time.hpp, partition/layer_chain.hpp, model/pipeline_1f1b.hpp,
+//  partition/pipeline_dp.hpp, solve/hybrid_parallel.hpp)
+//
+// Same rules as the rest of this header (strict keys, finite numbers, non-negative integers,
+// the field path from the document root). Types with a validate() run it after the structure,
+// at the document root with no prefix (so "catalog.containers[1].gpus" inside a hybrid_problem,
+// "containers[1].gpus" for a container_catalog read on its own). "?": optional (absent: the
+// struct's default). Non-finite results are written as null and read back as +infinity.
+//   linear_time_model:     {"fixed_s", "per_sample_s"}                            then validate
+//   batch_time_sample:     {"batch", "time_s"}
+//   chain_layer:           {"layer", "forward": linear_time_model, "backward": linear_time_model,
+//                           "activation_bytes_per_sample", "parameter_bytes", "optimizer_state_bytes"}
+//   layer_chain:           {"layers": [chain_layer], "cut_bytes_per_sample": [number] (one per
+//                           layer), "removed_layers": [index]}
+//   batch_profile:         {"batch_size", "graph": layer_graph}                   then validate
+//   layer_chain_options:   {"optimizer_state_ratio"?}                              then validate
+//   pipeline_1f1b_options: {"micro_batch_size"?, "micro_batches"?, "bandwidth_bytes_per_s"?,
+//                           "sync_overlap_ratio"?, "device_memory_bytes"?, "speed_ratio"?}  then validate
+//   pipeline_dp_options:   {"max_devices"?, "max_stages"?}                         then validate
+//   container_type:        {"name", "gpu_type", "gpus", "vcpus", "memory_gib", "gpu_usd_per_s",
+//                           "vcpu_usd_per_s", "gib_usd_per_s", "max_containers",
+//                           "gpu_memory_bytes"?, "network_bandwidth_bytes_per_s"?, "speed_ratio"?}
+//                                                                                  then validate
+//   container_catalog:     {"containers": [container_type]}                        then validate
+//   hybrid_objective:      "max_samples_per_usd" | "max_samples_per_s" | "min_usd_per_h"
+//   hybrid_problem:        {"profiles": [batch_profile], "catalog", "max_workers", "global_batch_sizes"}
+//                                                                                  then validate
+//   hybrid_options:        {"objective"?, "budget_usd_per_h"? (null or absent: no budget),
+//                           "target_samples_per_s"?, "max_micro_batches"?, "max_stages"?,
+//                           "sync_overlap_ratio"?, "optimizer_state_ratio"?}       then validate
+//   stage_breakdown:       {"samples_per_replica", "in_flight", "forward_s", "backward_s",
+//                           "compute_s", "transfer_s", "allreduce_s", "exposed_sync_s",
+//                           "memory_bytes", "fits", "stage_time_s" (null: +inf, does not fit)}
+//   pipeline_dp_stage:     {"first_state", "end_state", "replicas", "stage_time_s"}
+//   pipeline_dp_plan:      {"time_s" (null: no plan), "slowest_stage_s" (null), "devices", "stages"}
+//   pipeline_dp_result:    {"status", "reason", "best", "by_devices", "stage_evaluations"}
+//   hybrid_stage:          {"first_state", "end_state", "replicas", "layers", "figures": stage_breakdown}
+//   hybrid_plan:           {"container", "containers", "workers", "global_batch_size",
+//                           "micro_batch_size", "micro_batches", "time_per_minibatch_s",
+//                           "samples_per_s", "usd_per_h", "samples_per_usd", "stages"}
+//   hybrid_result:         {"status", "reason", "plan" (null: none), "configurations", "stage_evaluations"}
+//   layer_move:            {"layer", "id", "from_stage" (null: in no stage), "to_stage" (null), "bytes"}
+//   replan_result:         {"result": hybrid_result, "moves", "bytes_in_by_stage",
+//                           "bytes_out_by_stage", "bytes_moved"}
+// =============================================================================================
+
+namespace detail::json_io {
+
+template <>
+struct enum_names<hybrid_objective> {
+    static constexpr std::array<enum_entry<hybrid_objective>, 3> entries{{
+        {to_string(hybrid_objective::max_samples_per_usd), hybrid_objective::max_samples_per_usd},
+        {to_string(hybrid_objective::max_samples_per_s), hybrid_objective::max_samples_per_s},
+        {to_string(hybrid_objective::min_usd_per_h), hybrid_objective::min_usd_per_h},
+    }};
+};
+
+/// read_root() for the types of this section: the structure, then the type's validate() at the
+/// root (read_root's validate_root overloads are declared above it and do not see these types).
+template <document Json, class T>
+void read_validated_root(const Json& j, T& out) {
+    T value{};
+    read_root(j, value);
+    if constexpr (requires { value.validate(std::string_view()); }) value.validate("");
+    out = std::move(value);
+}
+
+/// A number that may be +infinity: written as null.
+template <document Json>
+void write_number_or_null(Json& j, std::string_view key, double value) {
+    if (std::isfinite(value)) j[std::string(key)] = value;
+    else j[std::string(key)] = nullptr;
+}
+
+/// Reads a number written by write_number_or_null: null is +infinity.
+template <document Json>
+void read_number_or_infinity(const object_reader<Json>& in, std::string_view key, double& out, bool required) {
+    std::optional<double> value;
+    if (required) in.required(key, value);
+    else if (in.find(key) == nullptr) return;
+    else in.optional(key, value);
+    out = value.value_or(std::numeric_limits<double>::infinity());
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, linear_time_model& out) {
+    const object_reader<Json> in(j, path, {"fixed_s", "per_sample_s"});
+    in.required("fixed_s", out.fixed_s);
+    in.required("per_sample_s", out.per_sample_s);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, batch_time_sample& out) {
+    const object_reader<Json> in(j, path, {"batch", "time_s"});
+    in.required("batch", out.batch);
+    in.required("time_s", out.time_s);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, chain_layer& out) {
+    const object_reader<Json> in(j, path,
+                                 {"layer", "forward", "backward", "activation_bytes_per_sample", "parameter_bytes",
+                                  "optimizer_state_bytes"});
+    in.required("layer", out.layer);
+    in.required("forward", out.forward);
+    in.required("backward", out.backward);
+    in.required("activation_bytes_per_sample", out.activation_bytes_per_sample);
+    in.required("parameter_bytes", out.parameter_bytes);
+    in.required("optimizer_state_bytes", out.optimizer_state_bytes);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, layer_chain& out) {
+    const object_reader<Json> in(j, path, {"layers", "cut_bytes_per_sample", "removed_layers"});
+    in.required("layers", out.layers);
+    in.required("cut_bytes_per_sample", out.cut_bytes_per_sample);
+    in.required("removed_layers", out.removed_layers);
+    if (out.cut_bytes_per_sample.size() != out.layers.size())
+        fail(in.path_of("cut_bytes_per_sample"), std::to_string(out.cut_bytes_per_sample.size()) + " values",
+             "one value per layer (" + std::to_string(out.layers.size()) + ")");
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, batch_profile& out) {
+    const object_reader<Json> in(j, path, {"batch_size", "graph"});
+    in.required("batch_size", out.batch_size);
+    in.required("graph", out.graph);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, layer_chain_options& out) {
+    const object_reader<Json> in(j, path, {"optimizer_state_ratio"});
+    in.optional("optimizer_state_ratio", out.optimizer_state_ratio);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, pipeline_1f1b_options& out) {
+    const object_reader<Json> in(j, path,
+                                 {"micro_batch_size", "micro_batches", "bandwidth_bytes_per_s", "sync_overlap_ratio",
+                                  "device_memory_bytes", "speed_ratio"});
+    in.optional("micro_batch_size", out.micro_batch_size);
+    in.optional("micro_batches", out.micro_batches);
+    in.optional("bandwidth_bytes_per_s", out.bandwidth_bytes_per_s);
+    in.optional("sync_overlap_ratio", out.sync_overlap_ratio);
+    in.optional("device_memory_bytes", out.device_memory_bytes);
+    in.optional("speed_ratio", out.speed_ratio);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, pipeline_dp_options& out) {
+    const object_reader<Json> in(j, path, {"max_devices", "max_stages"});
+    in.optional("max_devices", out.max_devices);
+    in.optional("max_stages", out.max_stages);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, container_type& out) {
+    const object_reader<Json> in(j, path,
+                                 {"name", "gpu_type", "gpus", "vcpus", "memory_gib", "gpu_usd_per_s", "vcpu_usd_per_s",
+                                  "gib_usd_per_s", "max_containers", "gpu_memory_bytes", "network_bandwidth_bytes_per_s",
+                                  "speed_ratio"});
+    in.required("name", out.name);
+    in.required("gpu_type", out.gpu_type);
+    in.required("gpus", out.gpus);
+    in.required("vcpus", out.vcpus);
+    in.required("memory_gib", out.memory_gib);
+    in.required("gpu_usd_per_s", out.gpu_usd_per_s);
+    in.required("vcpu_usd_per_s", out.vcpu_usd_per_s);
+    in.required("gib_usd_per_s", out.gib_usd_per_s);
+    in.required("max_containers", out.max_containers);
+    in.optional("gpu_memory_bytes", out.gpu_memory_bytes);
+    in.optional("network_bandwidth_bytes_per_s", out.network_bandwidth_bytes_per_s);
+    in.optional("speed_ratio", out.speed_ratio);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, container_catalog& out) {
+    const object_reader<Json> in(j, path, {"containers"});
+    in.required("containers", out.containers);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, hybrid_problem& out) {
+    const object_reader<Json> in(j, path, {"profiles", "catalog", "max_workers", "global_batch_sizes"});
+    in.required("profiles", out.profiles);
+    in.required("catalog", out.catalog);
+    in.required("max_workers", out.max_workers);
+    in.required("global_batch_sizes", out.global_batch_sizes);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, hybrid_options& out) {
+    const object_reader<Json> in(j, path,
+                                 {"objective", "budget_usd_per_h", "target_samples_per_s", "max_micro_batches",
+                                  "max_stages", "sync_overlap_ratio", "optimizer_state_ratio"});
+    in.optional("objective", out.objective);
+    read_number_or_infinity(in, "budget_usd_per_h", out.budget_usd_per_h, false);
+    in.optional("target_samples_per_s", out.target_samples_per_s);
+    in.optional("max_micro_batches", out.max_micro_batches);
+    in.optional("max_stages", out.max_stages);
+    in.optional("sync_overlap_ratio", out.sync_overlap_ratio);
+    in.optional("optimizer_state_ratio", out.optimizer_state_ratio);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, stage_breakdown& out) {
+    const object_reader<Json> in(j, path,
+                                 {"samples_per_replica", "in_flight", "forward_s", "backward_s", "compute_s", "transfer_s",
+                                  "allreduce_s", "exposed_sync_s", "memory_bytes", "fits", "stage_time_s"});
+    in.required("samples_per_replica", out.samples_per_replica);
+    in.required("in_flight", out.in_flight);
+    in.required("forward_s", out.forward_s);
+    in.required("backward_s", out.backward_s);
+    in.required("compute_s", out.compute_s);
+    in.required("transfer_s", out.transfer_s);
+    in.required("allreduce_s", out.allreduce_s);
+    in.required("exposed_sync_s", out.exposed_sync_s);
+    in.required("memory_bytes", out.memory_bytes);
+    in.required("fits", out.fits);
+    read_number_or_infinity(in, "stage_time_s", out.stage_time_s, true);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, pipeline_dp_stage& out) {
+    const object_reader<Json> in(j, path, {"first_state", "end_state", "replicas", "stage_time_s"});
+    in.required("first_state", out.first_state);
+    in.required("end_state", out.end_state);
+    in.required("replicas", out.replicas);
+    read_number_or_infinity(in, "stage_time_s", out.stage_time_s, true);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, pipeline_dp_plan& out) {
+    const object_reader<Json> in(j, path, {"time_s", "slowest_stage_s", "devices", "stages"});
+    read_number_or_infinity(in, "time_s", out.time_s, true);
+    read_number_or_infinity(in, "slowest_stage_s", out.slowest_stage_s, true);
+    in.required("devices", out.devices);
+    in.required("stages", out.stages);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, pipeline_dp_result& out) {
+    const object_reader<Json> in(j, path, {"status", "reason", "best", "by_devices", "stage_evaluations"});
+    in.required("status", out.status);
+    in.required("reason", out.reason);
+    in.required("best", out.best);
+    in.required("by_devices", out.by_devices);
+    in.required("stage_evaluations", out.stage_evaluations);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, hybrid_stage& out) {
+    const object_reader<Json> in(j, path, {"first_state", "end_state", "replicas", "layers", "figures"});
+    in.required("first_state", out.first_state);
+    in.required("end_state", out.end_state);
+    in.required("replicas", out.replicas);
+    in.required("layers", out.layers);
+    in.required("figures", out.figures);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, hybrid_plan& out) {
+    const object_reader<Json> in(j, path,
+                                 {"container", "containers", "workers", "global_batch_size", "micro_batch_size",
+                                  "micro_batches", "time_per_minibatch_s", "samples_per_s", "usd_per_h",
+                                  "samples_per_usd", "stages"});
+    in.required("container", out.container);
+    in.required("containers", out.containers);
+    in.required("workers", out.workers);
+    in.required("global_batch_size", out.global_batch_size);
+    in.required("micro_batch_size", out.micro_batch_size);
+    in.required("micro_batches", out.micro_batches);
+    in.required("time_per_minibatch_s", out.time_per_minibatch_s);
+    in.required("samples_per_s", out.samples_per_s);
+    in.required("usd_per_h", out.usd_per_h);
+    in.required("samples_per_usd", out.samples_per_usd);
+    in.required("stages", out.stages);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, hybrid_result& out) {
+    const object_reader<Json> in(j, path, {"status", "reason", "plan", "configurations", "stage_evaluations"});
+    in.required("status", out.status);
+    in.required("reason", out.reason);
+    in.required("plan", out.plan);
+    in.required("configurations", out.configurations);
+    in.required("stage_evaluations", out.stage_evaluations);
+}
+
+/// A stage index that may be -1 (in no stage): null.
+template <document Json>
+void read_stage_index(const object_reader<Json>& in, std::string_view key, std::int32_t& out) {
+    std::optional<std::int32_t> value;
+    in.required(key, value);
+    out = value.value_or(-1);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, layer_move& out) {
+    const object_reader<Json> in(j, path, {"layer", "id", "from_stage", "to_stage", "bytes"});
+    in.required("layer", out.layer);
+    in.required("id", out.id);
+    read_stage_index(in, "from_stage", out.from_stage);
+    read_stage_index(in, "to_stage", out.to_stage);
+    in.required("bytes", out.bytes);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, replan_result& out) {
+    const object_reader<Json> in(j, path, {"result", "moves", "bytes_in_by_stage", "bytes_out_by_stage", "bytes_moved"});
+    in.required("result", out.result);
+    in.required("moves", out.moves);
+    in.required("bytes_in_by_stage", out.bytes_in_by_stage);
+    in.required("bytes_out_by_stage", out.bytes_out_by_stage);
+    in.required("bytes_moved", out.bytes_moved);
+}
+
+}  // namespace detail::json_io
+
+template <detail::json_io::document Json>
+void to_json(Json& j, hybrid_objective value) { j = std::string(detail::json_io::enum_name(value)); }
+template <detail::json_io::document Json>
+void from_json(const Json& j, hybrid_objective& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const linear_time_model& m) {
+    j = Json::object();
+    j["fixed_s"] = m.fixed_s;
+    j["per_sample_s"] = m.per_sample_s;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, linear_time_model& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const batch_time_sample& s) {
+    j = Json::object();
+    j["batch"] = s.batch;
+    j["time_s"] = s.time_s;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, batch_time_sample& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const chain_layer& l) {
+    j = Json::object();
+    j["layer"] = l.layer;
+    j["forward"] = l.forward;
+    j["backward"] = l.backward;
+    j["activation_bytes_per_sample"] = l.activation_bytes_per_sample;
+    j["parameter_bytes"] = l.parameter_bytes;
+    j["optimizer_state_bytes"] = l.optimizer_state_bytes;
+}
+/// Structural checks only: pipeline_1f1b_model's constructor checks a chain's figures.
+template <detail::json_io::document Json>
+void from_json(const Json& j, chain_layer& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const layer_chain& c) {
+    j = Json::object();
+    j["layers"] = c.layers;
+    j["cut_bytes_per_sample"] = c.cut_bytes_per_sample;
+    j["removed_layers"] = c.removed_layers;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, layer_chain& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const batch_profile& p) {
+    j = Json::object();
+    j["batch_size"] = p.batch_size;
+    j["graph"] = p.graph;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, batch_profile& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const layer_chain_options& o) {
+    j = Json::object();
+    j["optimizer_state_ratio"] = o.optimizer_state_ratio;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, layer_chain_options& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const pipeline_1f1b_options& o) {
+    j = Json::object();
+    j["micro_batch_size"] = o.micro_batch_size;
+    j["micro_batches"] = o.micro_batches;
+    j["bandwidth_bytes_per_s"] = o.bandwidth_bytes_per_s;
+    j["sync_overlap_ratio"] = o.sync_overlap_ratio;
+    j["device_memory_bytes"] = o.device_memory_bytes;
+    j["speed_ratio"] = o.speed_ratio;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, pipeline_1f1b_options& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const pipeline_dp_options& o) {
+    j = Json::object();
+    j["max_devices"] = o.max_devices;
+    j["max_stages"] = o.max_stages;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, pipeline_dp_options& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const container_type& c) {
+    j = Json::object();
+    j["name"] = c.name;
+    j["gpu_type"] = c.gpu_type;
+    j["gpus"] = c.gpus;
+    j["vcpus"] = c.vcpus;
+    j["memory_gib"] = c.memory_gib;
+    j["gpu_usd_per_s"] = c.gpu_usd_per_s;
+    j["vcpu_usd_per_s"] = c.vcpu_usd_per_s;
+    j["gib_usd_per_s"] = c.gib_usd_per_s;
+    j["max_containers"] = c.max_containers;
+    j["gpu_memory_bytes"] = c.gpu_memory_bytes;
+    j["network_bandwidth_bytes_per_s"] = c.network_bandwidth_bytes_per_s;
+    j["speed_ratio"] = c.speed_ratio;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, container_type& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const container_catalog& c) {
+    j = Json::object();
+    j["containers"] = c.containers;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, container_catalog& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const hybrid_problem& p) {
+    j = Json::object();
+    j["profiles"] = p.profiles;
+    j["catalog"] = p.catalog;
+    j["max_workers"] = p.max_workers;
+    j["global_batch_sizes"] = p.global_batch_sizes;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, hybrid_problem& out) { detail::json_io::read_validated_root(j, out); }
+
+/// A budget that is not finite (no budget) is written as null.
+template <detail::json_io::document Json>
+void to_json(Json& j, const hybrid_options& o) {
+    j = Json::object();
+    j["objective"] = o.objective;
+    detail::json_io::write_number_or_null(j, "budget_usd_per_h", o.budget_usd_per_h);
+    j["target_samples_per_s"] = o.target_samples_per_s;
+    j["max_micro_batches"] = o.max_micro_batches;
+    j["max_stages"] = o.max_stages;
+    j["sync_overlap_ratio"] = o.sync_overlap_ratio;
+    j["optimizer_state_ratio"] = o.optimizer_state_ratio;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, hybrid_options& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const stage_breakdown& b) {
+    j = Json::object();
+    j["samples_per_replica"] = b.samples_per_replica;
+    j["in_flight"] = b.in_flight;
+    j["forward_s"] = b.forward_s;
+    j["backward_s"] = b.backward_s;
+    j["compute_s"] = b.compute_s;
+    j["transfer_s"] = b.transfer_s;
+    j["allreduce_s"] = b.allreduce_s;
+    j["exposed_sync_s"] = b.exposed_sync_s;
+    j["memory_bytes"] = b.memory_bytes;
+    j["fits"] = b.fits;
+    detail::json_io::write_number_or_null(j, "stage_time_s", b.stage_time_s);
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, stage_breakdown& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const pipeline_dp_stage& s) {
+    j = Json::object();
+    j["first_state"] = s.first_state;
+    j["end_state"] = s.end_state;
+    j["replicas"] = s.replicas;
+    detail::json_io::write_number_or_null(j, "stage_time_s", s.stage_time_s);
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, pipeline_dp_stage& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const pipeline_dp_plan& p) {
+    j = Json::object();
+    detail::json_io::write_number_or_null(j, "time_s", p.time_s);
+    detail::json_io::write_number_or_null(j, "slowest_stage_s", p.slowest_stage_s);
+    j["devices"] = p.devices;
+    j["stages"] = Json::array();
+    for (const auto& s : p.stages) j["stages"].push_back(s);
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, pipeline_dp_plan& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const pipeline_dp_result& r) {
+    j = Json::object();
+    j["status"] = r.status;
+    j["reason"] = r.reason;
+    j["best"] = r.best;
+    j["by_devices"] = Json::array();
+    for (const auto& p : r.by_devices) j["by_devices"].push_back(p);
+    j["stage_evaluations"] = r.stage_evaluations;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, pipeline_dp_result& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const hybrid_stage& s) {
+    j = Json::object();
+    j["first_state"] = s.first_state;
+    j["end_state"] = s.end_state;
+    j["replicas"] = s.replicas;
+    j["layers"] = s.layers;
+    j["figures"] = s.figures;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, hybrid_stage& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const hybrid_plan& p) {
+    j = Json::object();
+    j["container"] = p.container;
+    j["containers"] = p.containers;
+    j["workers"] = p.workers;
+    j["global_batch_size"] = p.global_batch_size;
+    j["micro_batch_size"] = p.micro_batch_size;
+    j["micro_batches"] = p.micro_batches;
+    j["time_per_minibatch_s"] = p.time_per_minibatch_s;
+    j["samples_per_s"] = p.samples_per_s;
+    j["usd_per_h"] = p.usd_per_h;
+    j["samples_per_usd"] = p.samples_per_usd;
+    j["stages"] = Json::array();
+    for (const auto& s : p.stages) j["stages"].push_back(s);
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, hybrid_plan& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const hybrid_result& r) {
+    j = Json::object();
+    j["status"] = r.status;
+    j["reason"] = r.reason;
+    if (r.plan) j["plan"] = *r.plan;
+    else j["plan"] = nullptr;
+    j["configurations"] = r.configurations;
+    j["stage_evaluations"] = r.stage_evaluations;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, hybrid_result& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const layer_move& m) {
+    j = Json::object();
+    j["layer"] = m.layer;
+    j["id"] = m.id;
+    if (m.from_stage >= 0) j["from_stage"] = m.from_stage;
+    else j["from_stage"] = nullptr;
+    if (m.to_stage >= 0) j["to_stage"] = m.to_stage;
+    else j["to_stage"] = nullptr;
+    j["bytes"] = m.bytes;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, layer_move& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const replan_result& r) {
+    j = Json::object();
+    j["result"] = r.result;
+    j["moves"] = Json::array();
+    for (const auto& m : r.moves) j["moves"].push_back(m);
+    j["bytes_in_by_stage"] = r.bytes_in_by_stage;
+    j["bytes_out_by_stage"] = r.bytes_out_by_stage;
+    j["bytes_moved"] = r.bytes_moved;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, replan_result& out) { detail::json_io::read_root(j, out); }
+
+/// Reads a container catalog (e.g. examples/data/containers.json). Malformed JSON:
+/// parse_error("byte N", ...); anything else wrong: invalid_input naming the field.
+[[nodiscard]] inline container_catalog parse_container_catalog(std::istream& in) {
+    container_catalog catalog;
+    from_json(detail::json_io::parse_document(in), catalog);
+    return catalog;
+}
+
+[[nodiscard]] inline container_catalog parse_container_catalog(std::string_view text) {
+    container_catalog catalog;
+    from_json(detail::json_io::parse_text(text), catalog);
+    return catalog;
+}
+
+// ---- end of the pipeline models, partitioner and hybrid-parallel planner section -------------
 
 }  // namespace dnnplan

@@ -1,0 +1,79 @@
+# Runs hybrid_plan and checks its command-line contract: the table, --json, --svg, a profile and
+# a catalog from files, an infeasible budget, and malformed input.
+# cmake -DPROGRAM=<hybrid_plan> -DFIXTURES=<tests/fixtures/hybrid_plan> -P hybrid_plan_cli_test.cmake
+
+include("${CMAKE_CURRENT_LIST_DIR}/cli_support.cmake")
+
+# The bundled vgg16 on the bundled V100 catalog: a table comparing the plan with pure data
+# parallelism.
+run()
+expect("default: exit code ${code}" code EQUAL 0)
+foreach(text "hybrid (pipeline + DP)" "pure data parallelism" "throughput" "samples per USD" "stages of the hybrid plan")
+    string(FIND "${out}" "${text}" at)
+    expect("default: no \"${text}\" in the table" NOT at EQUAL -1)
+endforeach()
+
+# --json: only a JSON object; pipelining beats data parallelism on vgg16 at 1 GB/s.
+run(--json)
+expect("--json: exit code ${code}" code EQUAL 0)
+string(JSON status GET "${out}" hybrid status)
+string(JSON workers GET "${out}" hybrid plan workers)
+string(JSON stages LENGTH "${out}" hybrid plan stages)
+string(JSON hybrid_rate GET "${out}" hybrid plan samples_per_s)
+string(JSON dp_rate GET "${out}" data_parallel plan samples_per_s)
+string(JSON dp_stages LENGTH "${out}" data_parallel plan stages)
+expect("--json: status ${status}" status STREQUAL "optimal")
+expect("--json: ${workers} workers" workers GREATER 1 AND workers LESS_EQUAL 16)
+expect("--json: ${stages} stages" stages GREATER 1)
+expect("--json: data parallelism has ${dp_stages} stages" dp_stages EQUAL 1)
+expect("--json: hybrid ${hybrid_rate} <= data parallel ${dp_rate} samples/s" hybrid_rate GREATER dp_rate)
+
+# --svg: the schedule, one rectangle per forward and backward pass at least.
+set(svg "${CMAKE_CURRENT_BINARY_DIR}/hybrid_plan_cli_test.svg")
+file(REMOVE "${svg}")
+run(--max-workers 4 --batch-sizes 128 --svg "${svg}")
+expect("--svg: exit code ${code}" code EQUAL 0)
+expect("--svg: no file ${svg}" EXISTS "${svg}")
+file(READ "${svg}" drawing)
+string(REGEX MATCHALL "<rect " boxes "${drawing}")
+list(LENGTH boxes box_count)
+string(FIND "${drawing}" "</svg>" closed)
+expect("--svg: ${box_count} rectangles" box_count GREATER 32)
+expect("--svg: not closed" NOT closed EQUAL -1)
+
+# A profile and a catalog from files, with the per-dollar objective.
+run("${FIXTURES}/../pipedream/alexnet.txt" --profile-batch 256 --containers "${FIXTURES}/containers.json"
+    --max-workers 8 --batch-sizes 256,512 --objective samples-per-usd --json)
+expect("files: exit code ${code}" code EQUAL 0)
+string(JSON status GET "${out}" hybrid status)
+string(JSON container GET "${out}" hybrid plan container)
+expect("files: status ${status}" status STREQUAL "optimal")
+expect("files: container ${container}" container STREQUAL "small" OR container STREQUAL "large")
+
+# A budget below one container: status infeasible with the reason, exit 0.
+run(--objective samples-per-s --budget 1 --json)
+expect("budget: exit code ${code}" code EQUAL 0)
+string(JSON status GET "${out}" hybrid status)
+string(JSON reason GET "${out}" hybrid reason)
+expect("budget: status ${status}" status STREQUAL "infeasible")
+string(FIND "${reason}" "over the budget" at)
+expect("budget: reason \"${reason}\"" NOT at EQUAL -1)
+
+# Malformed command lines and files: one line on stderr, exit 2, nothing on stdout.
+foreach(case "--colour" "--max-workers;x" "--max-workers;0" "--objective;fastest" "--objective;usd-per-h"
+             "--batch-sizes;128,,256" "--budget" "--containers;/nonexistent.json" "--containers;${FIXTURES}/zero_gpus.json"
+             "--containers;${FIXTURES}/truncated.json" "${FIXTURES}/truncated_graph.txt" "${FIXTURES}/README.md"
+             "/nonexistent.txt" "a.txt;b.txt")
+    run(${case})
+    string(LENGTH "${out}" printed)
+    string(REGEX MATCHALL "\n" newlines "${err}")
+    list(LENGTH newlines lines)
+    expect("${case}: exit code ${code}, expected 2" code EQUAL 2)
+    expect("${case}: printed on stdout" printed EQUAL 0)
+    expect("${case}: ${lines} lines on stderr" lines EQUAL 1)
+endforeach()
+
+# The error names the field.
+run(--containers "${FIXTURES}/zero_gpus.json")
+string(FIND "${err}" "containers[0].gpus = 0" at)
+expect("zero gpus: the error does not name containers[0].gpus" NOT at EQUAL -1)

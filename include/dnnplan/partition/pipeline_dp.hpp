@@ -1,0 +1,277 @@
+#pragma once
+// The exact partitioner for stage-count-dependent stage-cost models (partition/stage_cost.hpp,
+// needs_stage_count = true, e.g. the 1F1B model of model/pipeline_1f1b.hpp): over a chain of
+// states, it chooses the number of stages S, the stage boundaries and the replicas of each stage
+// (sum <= max_devices) that minimise model.pipeline_time_s(slowest stage, S), and reports the
+// best plan for every device budget d = 1..max_devices (what a planner that prices devices needs).
+//
+// Two recurrences, both exact; docs/models/pipeline-1f1b.md#the-partitioner has the proofs.
+// - Suffix recurrence, for models that declare depends_only_on_remaining_stages (the stage's
+//   time depends on its place only through u = stage_count - stage_index, the stages from it to
+//   the end): g[u][j][d] = the smallest slowest-stage time of states [j, n) in u stages on at most
+//   d devices = min over the first stage [j, e) and its devices r of
+//   max(c(j, e, r, u), g[u-1][e][d-r]), with c(., ., r, .) replaced by its running minimum over
+//   r' <= r (a stage may leave devices idle). Both terms are monotone in r, so the best r is
+//   where they cross, and the crossing only moves right as d grows: one sweep over r serves
+//   every d. The answer for S stages on d devices is pipeline_time_s(g[S][0][d], S).
+//   Time O(U n^2 D / 6) for n states, D devices, U = min(n, D) stage counts;
+//   stage evaluations O(U n^2 D / 6); memory O(U n D).
+// - Prefix recurrence, for any other stage_cost_model: for each S, stages are added from the
+//   front with their true stage_index, stage_count and devices_before (devices_total is 0: not
+//   known until the end). Time O(U^2 n^2 D^2); meant for small inputs and as a cross-check.
+
+#include <dnnplan/core/error.hpp>
+#include <dnnplan/core/status.hpp>
+#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/partition/stage_cost.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dnnplan {
+
+/// A stage-cost model whose stage time depends on the stage's place only through
+/// stage_count - stage_index, and not on devices_before or devices_total (it declares
+/// `static constexpr bool depends_only_on_remaining_stages = true`).
+template <class Model>
+concept remaining_stages_cost_model = stage_cost_model<Model> && requires {
+    { Model::depends_only_on_remaining_stages } -> std::convertible_to<bool>;
+} && static_cast<bool>(Model::depends_only_on_remaining_stages);
+
+struct pipeline_dp_options {
+    std::int32_t max_devices = 1;  ///< D: devices the stages may use in total (>= 1)
+    std::int32_t max_stages = 0;   ///< 0: no limit but min(states, D)
+
+    void validate(std::string_view path = "options") const {
+        const std::string p = detail::field_prefix(path);
+        detail::require_at_least(p + "max_devices", max_devices, 1);
+        detail::require_at_least(p + "max_stages", max_stages, 0);
+    }
+};
+
+struct pipeline_dp_stage {
+    std::size_t first_state = 0;
+    std::size_t end_state = 0;  ///< exclusive
+    std::int32_t replicas = 1;
+    double stage_time_s = 0.0;  ///< the model's stage_time_s in its place in the pipeline
+};
+
+struct pipeline_dp_plan {
+    double time_s = std::numeric_limits<double>::infinity();  ///< model.pipeline_time_s(slowest, S); +inf: no plan
+    double slowest_stage_s = std::numeric_limits<double>::infinity();
+    std::int32_t devices = 0;  ///< sum of the stages' replicas
+    std::vector<pipeline_dp_stage> stages{};
+};
+
+struct pipeline_dp_result {
+    solve_status status = solve_status::infeasible;  ///< optimal or infeasible
+    std::string reason{};                            ///< why infeasible; empty otherwise
+    pipeline_dp_plan best{};                         ///< the best plan on at most max_devices devices
+    std::vector<pipeline_dp_plan> by_devices{};      ///< [d - 1]: the best plan on at most d devices
+    std::int64_t stage_evaluations = 0;              ///< calls of model.stage_time_s
+};
+
+namespace detail {
+
+struct dp_choice {
+    std::int32_t end = -1;       // end state of the stage starting here; -1: none
+    std::int32_t used = 0;       // replicas the stage uses
+    std::int32_t allotted = 0;   // devices taken from the budget (>= used; the rest idle)
+};
+
+/// The suffix recurrence (the header comment). Fills `plans[d - 1]` for d = 1..D.
+template <remaining_stages_cost_model Model>
+void pipeline_dp_suffix(const Model& model, std::size_t n, std::int32_t max_devices, std::int32_t max_stages,
+                        std::vector<pipeline_dp_plan>& plans, std::int64_t& evaluations) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto dn = static_cast<std::size_t>(max_devices);
+    const auto u_max = static_cast<std::size_t>(max_stages);
+    const std::size_t cols = dn + 1;  // d = 0..D
+    const auto at = [&](std::size_t u, std::size_t j, std::size_t d) { return (u * (n + 1) + j) * cols + d; };
+    std::vector<double> g((u_max + 1) * (n + 1) * cols, inf);
+    std::vector<dp_choice> choice(g.size());
+    std::vector<double> cost(cols, inf);         // running minimum over r' <= r of c(j, e, r', u)
+    std::vector<std::int32_t> argmin(cols, 0);   // the r' that attains it
+
+    for (std::size_t u = 1; u <= u_max; ++u) {
+        // The first stage starts at j <= n - u (u stages need u states) and ends at e <= n - u + 1.
+        for (std::size_t j = 0; j + u <= n; ++j) {
+            const std::size_t e_last = u == 1 ? n : n - u + 1;
+            const std::size_t e_first = u == 1 ? n : j + 1;
+            for (std::size_t e = e_first; e <= e_last; ++e) {
+                const std::size_t r_max = dn - (u - 1);  // the u - 1 later stages need a device each
+                double best = inf;
+                std::int32_t best_r = 0;
+                for (std::size_t r = 1; r <= r_max; ++r) {
+                    const stage_candidate c{.first_state = j, .end_state = e, .replicas = static_cast<std::int32_t>(r),
+                                            .stage_index = 0, .stage_count = static_cast<std::int32_t>(u)};
+                    const double t = model.stage_time_s(c);
+                    ++evaluations;
+                    if (t < best) {
+                        best = t;
+                        best_r = static_cast<std::int32_t>(r);
+                    }
+                    cost[r] = best;
+                    argmin[r] = best_r;
+                }
+                // lo: the smallest r with cost[r] <= g[u-1][e][d-r]. cost falls and the rest's time
+                // rises with r, so the optimum is at lo or lo - 1; and lo never decreases as d
+                // grows (the rest only gets faster), so one sweep finds it for every d.
+                std::size_t lo = 1;
+                for (std::size_t d = u; d <= dn; ++d) {
+                    const std::size_t r_hi = d - (u - 1);
+                    double value = inf;
+                    std::size_t pick = 0;
+                    if (u == 1) {
+                        value = cost[r_hi];
+                        pick = r_hi;
+                    } else {
+                        while (lo <= r_hi && !(cost[lo] <= g[at(u - 1, e, d - lo)])) ++lo;
+                        if (lo <= r_hi) {
+                            value = g[at(u - 1, e, d - lo)];
+                            pick = lo;
+                        }
+                        if (lo > 1 && cost[lo - 1] < value) {
+                            value = cost[lo - 1];
+                            pick = lo - 1;
+                        }
+                    }
+                    if (pick == 0 || !(value < g[at(u, j, d)])) continue;
+                    g[at(u, j, d)] = value;
+                    choice[at(u, j, d)] = {.end = static_cast<std::int32_t>(e), .used = argmin[pick],
+                                           .allotted = static_cast<std::int32_t>(pick)};
+                }
+            }
+        }
+    }
+
+    for (std::size_t d = 1; d <= dn; ++d) {
+        pipeline_dp_plan& plan = plans[d - 1];
+        std::size_t best_u = 0;
+        for (std::size_t u = 1; u <= std::min(u_max, d); ++u) {
+            const double slowest = g[at(u, 0, d)];
+            if (std::isinf(slowest)) continue;
+            const double t = model.pipeline_time_s(slowest, static_cast<std::int32_t>(u));
+            if (t < plan.time_s) {
+                plan.time_s = t;
+                plan.slowest_stage_s = slowest;
+                best_u = u;
+            }
+        }
+        if (best_u == 0) continue;
+        std::size_t j = 0, budget = d;
+        for (std::size_t u = best_u; u >= 1; --u) {
+            const dp_choice& c = choice[at(u, j, budget)];
+            const stage_candidate stage{.first_state = j, .end_state = static_cast<std::size_t>(c.end), .replicas = c.used,
+                                        .stage_index = static_cast<std::int32_t>(best_u - u),
+                                        .stage_count = static_cast<std::int32_t>(best_u)};
+            plan.stages.push_back({.first_state = j, .end_state = stage.end_state, .replicas = c.used,
+                                   .stage_time_s = model.stage_time_s(stage)});
+            plan.devices += c.used;
+            j = stage.end_state;
+            budget -= static_cast<std::size_t>(c.allotted);
+        }
+    }
+}
+
+/// The prefix recurrence for any stage_cost_model (the header comment). Fills `plans`.
+template <stage_cost_model Model>
+void pipeline_dp_prefix(const Model& model, std::size_t n, std::int32_t max_devices, std::int32_t max_stages,
+                        std::vector<pipeline_dp_plan>& plans, std::int64_t& evaluations) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto dn = static_cast<std::size_t>(max_devices);
+    const std::size_t cols = dn + 1;
+    // f[k][e][d]: the first k stages cover states [0, e) on exactly d devices; the slowest time.
+    struct cell {
+        double time = std::numeric_limits<double>::infinity();
+        std::size_t from = 0;     // first state of stage k - 1
+        std::int32_t replicas = 0;
+    };
+    for (std::size_t s = 1; s <= static_cast<std::size_t>(max_stages); ++s) {
+        const auto at = [&](std::size_t k, std::size_t e, std::size_t d) { return (k * (n + 1) + e) * cols + d; };
+        std::vector<cell> f((s + 1) * (n + 1) * cols);
+        f[at(0, 0, 0)].time = -inf;  // the identity of max
+        for (std::size_t k = 1; k <= s; ++k)
+            for (std::size_t e = k; e + (s - k) <= n; ++e)
+                for (std::size_t j = k - 1; j < e; ++j)
+                    for (std::size_t before = k - 1; before + (s - k) < dn; ++before) {
+                        const double prior = f[at(k - 1, j, before)].time;
+                        if (prior == inf) continue;
+                        for (std::size_t r = 1; before + r + (s - k) <= dn; ++r) {
+                            const stage_candidate c{.first_state = j, .end_state = e, .replicas = static_cast<std::int32_t>(r),
+                                                    .devices_before = static_cast<std::int32_t>(before),
+                                                    .stage_index = static_cast<std::int32_t>(k - 1),
+                                                    .stage_count = static_cast<std::int32_t>(s)};
+                            const double t = std::max(prior, model.stage_time_s(c));
+                            ++evaluations;
+                            cell& target = f[at(k, e, before + r)];
+                            if (t < target.time) target = {.time = t, .from = j, .replicas = static_cast<std::int32_t>(r)};
+                        }
+                    }
+        for (std::size_t used = s; used <= dn; ++used) {
+            const double slowest = f[at(s, n, used)].time;
+            if (slowest == inf) continue;
+            const double t = model.pipeline_time_s(slowest, static_cast<std::int32_t>(s));
+            // A plan on `used` devices is a candidate for every budget d >= used.
+            for (std::size_t d = used; d <= dn; ++d) {
+                pipeline_dp_plan& plan = plans[d - 1];
+                if (!(t < plan.time_s)) continue;
+                plan = {.time_s = t, .slowest_stage_s = slowest, .devices = static_cast<std::int32_t>(used), .stages = {}};
+                std::size_t e = n, budget = used;
+                for (std::size_t k = s; k >= 1; --k) {
+                    const cell& c = f[at(k, e, budget)];
+                    const auto r = static_cast<std::size_t>(c.replicas);
+                    const stage_candidate stage{.first_state = c.from, .end_state = e, .replicas = c.replicas,
+                                                .devices_before = static_cast<std::int32_t>(budget - r),
+                                                .stage_index = static_cast<std::int32_t>(k - 1),
+                                                .stage_count = static_cast<std::int32_t>(s)};
+                    plan.stages.push_back({.first_state = c.from, .end_state = e, .replicas = c.replicas,
+                                           .stage_time_s = model.stage_time_s(stage)});
+                    e = c.from;
+                    budget -= r;
+                }
+                std::reverse(plan.stages.begin(), plan.stages.end());
+            }
+        }
+    }
+}
+
+}  // namespace detail
+
+/// The best pipeline for every device budget (the header comment). Throws invalid_input for bad
+/// options or a model with no states; a budget on which no pipeline fits is an infinite
+/// by_devices entry, and status is infeasible (with the reason) when no budget has a plan.
+template <stage_cost_model Model>
+[[nodiscard]] pipeline_dp_result pipeline_dp_partition(const Model& model, const pipeline_dp_options& options) {
+    options.validate();
+    const std::size_t n = model.num_states();
+    if (n == 0) throw invalid_input("model.num_states()", "0", "at least one state");
+    const auto state_limit = static_cast<std::int32_t>(std::min<std::size_t>(n, static_cast<std::size_t>(options.max_devices)));
+    const std::int32_t max_stages = options.max_stages == 0 ? state_limit : std::min(options.max_stages, state_limit);
+    pipeline_dp_result result;
+    result.by_devices.resize(static_cast<std::size_t>(options.max_devices));
+    if constexpr (remaining_stages_cost_model<Model>)
+        detail::pipeline_dp_suffix(model, n, options.max_devices, max_stages, result.by_devices, result.stage_evaluations);
+    else
+        detail::pipeline_dp_prefix(model, n, options.max_devices, max_stages, result.by_devices, result.stage_evaluations);
+    // Budgets are nested: a larger one keeps the smaller one's plan unless it finds a faster one.
+    for (std::size_t d = 1; d < result.by_devices.size(); ++d)
+        if (!(result.by_devices[d].time_s < result.by_devices[d - 1].time_s)) result.by_devices[d] = result.by_devices[d - 1];
+    result.best = result.by_devices.back();
+    if (std::isinf(result.best.time_s)) {
+        result.reason = "no pipeline of at most " + std::to_string(max_stages) + " stages on at most " +
+                        std::to_string(options.max_devices) + " devices fits the model's constraints (device memory)";
+        return result;
+    }
+    result.status = solve_status::optimal;
+    return result;
+}
+
+}  // namespace dnnplan

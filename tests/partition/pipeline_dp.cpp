@@ -1,0 +1,181 @@
+// The exact partitioner of partition/pipeline_dp.hpp: brute-force agreement on seeded random
+// chains (both recurrences), a hand-computed case where device memory changes the best plan,
+// plans that re-price to their reported time, and vgg16 on 64 devices.
+
+#include <dnnplan/io/pipedream_graph.hpp>
+#include <dnnplan/model/pipeline_1f1b.hpp>
+#include <dnnplan/partition/pipeline_dp.hpp>
+
+#include "../support/pipeline_oracle.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+// The 1F1B model without its depends_only_on_remaining_stages declaration: the partitioner
+// must take the prefix recurrence.
+struct opaque_1f1b {
+    dnnplan::pipeline_1f1b_model model;
+    static constexpr bool needs_stage_count = true;
+    std::size_t num_states() const noexcept { return model.num_states(); }
+    double stage_time_s(const dnnplan::stage_candidate& c) const noexcept { return model.stage_time_s(c); }
+    double pipeline_time_s(double slowest, std::int32_t stages) const noexcept { return model.pipeline_time_s(slowest, stages); }
+};
+
+// A model that reads devices_before (a stage further down a chain of devices is slower), which
+// only the prefix recurrence may price.
+struct position_dependent {
+    std::vector<double> work;
+    static constexpr bool needs_stage_count = true;
+    std::size_t num_states() const noexcept { return work.size(); }
+    double stage_time_s(const dnnplan::stage_candidate& c) const noexcept {
+        double w = 0;
+        for (std::size_t i = c.first_state; i < c.end_state; ++i) w += work[i];
+        return w / c.replicas + 0.05 * c.devices_before + 0.01 * c.stage_index;
+    }
+    double pipeline_time_s(double slowest, std::int32_t stages) const noexcept { return (3.0 + stages) * slowest; }
+};
+
+static_assert(!dnnplan::remaining_stages_cost_model<opaque_1f1b>);
+
+template <class Model>
+void check_against_brute_force(const Model& model, std::int32_t devices, std::int32_t max_stages = 0) {
+    const auto expected = dnnplan_test::brute_force_pipeline(model, devices, max_stages);
+    const auto r = dnnplan::pipeline_dp_partition(model, {.max_devices = devices, .max_stages = max_stages});
+    REQUIRE(r.by_devices.size() == expected.size());
+    for (std::size_t d = 0; d < expected.size(); ++d) {
+        INFO("devices " << d + 1);
+        CHECK(r.by_devices[d].time_s == expected[d]);
+        const auto& plan = r.by_devices[d];
+        if (std::isinf(plan.time_s)) continue;
+        // The plan is what it claims: contiguous, within the budget, re-priced to its time.
+        std::int32_t used = 0;
+        double slowest = 0;
+        const auto count = static_cast<std::int32_t>(plan.stages.size());
+        for (std::size_t k = 0; k < plan.stages.size(); ++k) {
+            const auto& s = plan.stages[k];
+            CHECK(s.first_state == (k == 0 ? 0 : plan.stages[k - 1].end_state));
+            const double t = model.stage_time_s({.first_state = s.first_state, .end_state = s.end_state, .replicas = s.replicas,
+                                                 .devices_before = used, .stage_index = static_cast<std::int32_t>(k),
+                                                 .stage_count = count});
+            CHECK(t == s.stage_time_s);
+            slowest = std::max(slowest, t);
+            used += s.replicas;
+        }
+        CHECK(plan.stages.back().end_state == model.num_states());
+        CHECK(used == plan.devices);
+        CHECK(used <= static_cast<std::int32_t>(d + 1));
+        CHECK(model.pipeline_time_s(slowest, count) == plan.time_s);
+    }
+    CHECK(r.best.time_s == expected.back());
+    CHECK(r.status == (std::isinf(expected.back()) ? dnnplan::solve_status::infeasible : dnnplan::solve_status::optimal));
+}
+
+}  // namespace
+
+TEST_CASE("on seeded random chains both recurrences equal brute force for every device budget", "[partition][pipeline_dp][oracle]") {
+    int infinite = 0, pipelined = 0;
+    for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+        dnnplan_test::rng r(seed);
+        const auto n = static_cast<std::size_t>(r.integer(1, 6));
+        const dnnplan::layer_chain chain = dnnplan_test::random_chain(r, n);
+        const dnnplan::pipeline_1f1b_options options{.micro_batch_size = r.integer(1, 16),
+                                                     .micro_batches = r.integer(1, 6),
+                                                     .bandwidth_bytes_per_s = r.uniform(1e8, 2e10),
+                                                     .sync_overlap_ratio = r.uniform(0.0, 1.0),
+                                                     .device_memory_bytes = r.uniform(2e8, 4e9),
+                                                     .speed_ratio = r.uniform(0.5, 2.0)};
+        const dnnplan::pipeline_1f1b_model model(chain, options);
+        const std::int32_t devices = r.integer(1, 6);
+        const std::int32_t max_stages = r.chance(0.2) ? r.integer(1, 3) : 0;
+        INFO("seed " << seed << ", " << n << " states, " << devices << " devices, max stages " << max_stages);
+        check_against_brute_force(model, devices, max_stages);
+        check_against_brute_force(opaque_1f1b{model}, devices, max_stages);
+        const auto best = dnnplan::pipeline_dp_partition(model, {.max_devices = devices, .max_stages = max_stages}).best;
+        if (std::isinf(best.time_s)) ++infinite;
+        else if (best.stages.size() > 1) ++pipelined;
+    }
+    // The seeds cover memory-infeasible problems and multi-stage optima, not only one shape.
+    CHECK(infinite > 5);
+    CHECK(pipelined > 20);
+}
+
+TEST_CASE("the prefix recurrence prices devices_before and stage_index exactly", "[partition][pipeline_dp][oracle]") {
+    for (std::uint64_t seed = 200; seed < 260; ++seed) {
+        dnnplan_test::rng r(seed);
+        position_dependent model;
+        for (int i = r.integer(1, 6); i > 0; --i) model.work.push_back(r.uniform(0.01, 1.0));
+        INFO("seed " << seed);
+        check_against_brute_force(model, r.integer(1, 6));
+    }
+}
+
+TEST_CASE("device memory changes the best plan (hand-computed)", "[partition][pipeline_dp]") {
+    // Two layers, each 0.001 + 0.002 s per sample forward + backward, 1e6 activation bytes per
+    // sample, 4e9 parameter bytes, no optimizer state; b = 8, M = 4, bandwidth 1e12, no overlap.
+    dnnplan::layer_chain chain;
+    for (std::size_t i = 0; i < 2; ++i)
+        chain.layers.push_back({.layer = i, .forward = {0, 0.001}, .backward = {0, 0.002}, .activation_bytes_per_sample = 1e6,
+                                .parameter_bytes = 4e9, .optimizer_state_bytes = 0});
+    chain.cut_bytes_per_sample = {1e6, 0};
+    dnnplan::pipeline_1f1b_options options{.micro_batch_size = 8, .micro_batches = 4, .bandwidth_bytes_per_s = 1e12,
+                                           .sync_overlap_ratio = 0.0, .device_memory_bytes = 1e10};
+    // On 2 devices:
+    //  one stage x 2: b_r = 4, compute 2 * 0.003 * 4 = 0.024, all-reduce 2 * 1/2 * 8e9 / 1e12 =
+    //    0.008, t = 0.024 + 0.008 / 4 = 0.026, T = (4 + 1 - 1) * 0.026 = 0.104; memory 8e9 + 8e6.
+    //  two stages x 1: compute 0.003 * 8 = 0.024 each, transfer 2 * 1e6 * 8 / 1e12 = 1.6e-5,
+    //    T = (4 + 2 - 1) * 0.024 = 0.12; memory 4e9 + 2 * 8e6 on the first stage.
+    //  one stage x 1: T = 4 * 0.048 = 0.192.
+    const auto roomy = dnnplan::pipeline_dp_partition(dnnplan::pipeline_1f1b_model(chain, options), {.max_devices = 2});
+    CHECK(roomy.by_devices[0].time_s == Approx(0.192));
+    CHECK(roomy.best.time_s == Approx(0.104));
+    REQUIRE(roomy.best.stages.size() == 1);
+    CHECK(roomy.best.stages[0].replicas == 2);
+
+    options.device_memory_bytes = 6e9;  // the whole model (8e9) no longer fits on a device
+    const auto tight = dnnplan::pipeline_dp_partition(dnnplan::pipeline_1f1b_model(chain, options), {.max_devices = 2});
+    CHECK(std::isinf(tight.by_devices[0].time_s));
+    CHECK(tight.by_devices[0].stages.empty());
+    CHECK(tight.best.time_s == Approx(0.12));
+    REQUIRE(tight.best.stages.size() == 2);
+    CHECK(tight.best.stages[0].end_state == 1);
+    CHECK(tight.status == dnnplan::solve_status::optimal);
+
+    options.device_memory_bytes = 3e9;  // not even one layer fits
+    const auto none = dnnplan::pipeline_dp_partition(dnnplan::pipeline_1f1b_model(chain, options), {.max_devices = 2});
+    CHECK(none.status == dnnplan::solve_status::infeasible);
+    CHECK_THAT(none.reason, Catch::Matchers::Contains("device memory"));
+    CHECK(std::isinf(none.best.time_s));
+}
+
+TEST_CASE("vgg16 on up to 64 devices: budgets nest and the optimum takes milliseconds", "[partition][pipeline_dp]") {
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/pipedream/vgg16.txt");
+    REQUIRE(in);
+    const auto chain = dnnplan::build_layer_chain(dnnplan::parse_pipedream_graph(in), 128);
+    const dnnplan::pipeline_1f1b_model model(chain, {.micro_batch_size = 32, .micro_batches = 8});
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = dnnplan::pipeline_dp_partition(model, {.max_devices = 64});
+    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    REQUIRE(r.status == dnnplan::solve_status::optimal);
+    CHECK(elapsed_s < 0.5);  // about 10 ms optimised; generous for sanitizer and debug builds
+    // One device: the whole model, 8 micro-batches of 32: 8 * 0.672535 / 4 = PipeDream's
+    // one-machine time for 256 samples, 1.34507 s.
+    CHECK(r.by_devices[0].time_s == Approx(2 * 0.672535));
+    for (std::size_t d = 1; d < r.by_devices.size(); ++d) CHECK(r.by_devices[d].time_s <= r.by_devices[d - 1].time_s);
+    CHECK(r.best.time_s < r.by_devices[7].time_s);
+    CHECK(r.best.stages.size() > 1);
+}
+
+TEST_CASE("bad partitioner options are rejected naming the field", "[partition][pipeline_dp][errors]") {
+    using Catch::Matchers::Contains;
+    const position_dependent model{{1.0}};
+    CHECK_THROWS_WITH(dnnplan::pipeline_dp_partition(model, {.max_devices = 0}), Contains("options.max_devices = 0"));
+    CHECK_THROWS_WITH(dnnplan::pipeline_dp_partition(model, {.max_devices = 2, .max_stages = -1}), Contains("options.max_stages = -1"));
+    CHECK_THROWS_WITH(dnnplan::pipeline_dp_partition(position_dependent{}, {.max_devices = 2}), Contains("model.num_states() = 0"));
+}
