@@ -17,3 +17,32 @@ function(expect message)
         message(FATAL_ERROR "${name}: ${message}\n--- stdout:\n${out}\n--- stderr:\n${err}")
     endif()
 endfunction()
+
+# expect_printed(<what> <text>...): fails unless the output of the last run() contains every text.
+function(expect_printed what)
+    foreach(text IN LISTS ARGN)
+        string(FIND "${out}" "${text}" at)
+        expect("${what}: no \"${text}\" in the table" NOT at EQUAL -1)
+    endforeach()
+endfunction()
+
+# expect_malformed(<case>...): runs the program once per case (one argument per case: the
+# program's arguments as a ;-list) and fails unless it answers as to a malformed command line or
+# file: exit code 2, nothing on stdout, one line on stderr. Leaves code, out and err of the last
+# case in the caller, as run() does.
+function(expect_malformed)
+    math(EXPR last "${ARGC} - 1")
+    foreach(index RANGE ${last})
+        set(case "${ARGV${index}}")
+        run(${case})
+        string(LENGTH "${out}" printed)
+        string(REGEX MATCHALL "\n" newlines "${err}")
+        list(LENGTH newlines lines)
+        expect("${case}: exit code ${code}, expected 2" code EQUAL 2)
+        expect("${case}: printed on stdout" printed EQUAL 0)
+        expect("${case}: ${lines} lines on stderr, expected 1" lines EQUAL 1)
+    endforeach()
+    set(code "${code}" PARENT_SCOPE)
+    set(out "${out}" PARENT_SCOPE)
+    set(err "${err}" PARENT_SCOPE)
+endfunction()

@@ -16,12 +16,12 @@
 
 #include <dnnplan_examples/bundled_data.hpp>
 
+#include "cli_support.hpp"
+
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -39,18 +39,9 @@ constexpr std::string_view usage =
     "[--objective samples-per-s|samples-per-usd|usd-per-h] [--budget USD_PER_H] [--target SAMPLES_PER_S] [--json] "
     "[--svg OUT.svg]";
 
-struct command_line_error {
-    std::string message;
-};
-
-template <class Number>
-Number parse_number(std::string_view flag, std::string_view text) {
-    Number value{};
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc{} || end != text.data() + text.size())
-        throw command_line_error{std::string(flag) + " expects a number, found \"" + std::string(text) + "\""};
-    return value;
-}
+using dnnplan_examples::command_line_error;
+using dnnplan_examples::open_input;
+using dnnplan_examples::parse_number;
 
 struct arguments {
     std::string profile_file;  // empty: the bundled vgg16
@@ -323,8 +314,7 @@ int run(int argc, char** argv) {
         if (args.profile_file.empty()) {
             problem.profiles.push_back({.batch_size = args.profile_batch, .graph = dnnplan::parse_pipedream_graph(dnnplan_examples::vgg16_txt)});
         } else {
-            std::ifstream in(args.profile_file);
-            if (!in) throw command_line_error{"cannot open " + args.profile_file};
+            std::ifstream in = open_input(args.profile_file);
             try {
                 problem.profiles.push_back({.batch_size = args.profile_batch, .graph = dnnplan::parse_pipedream_graph(in)});
             } catch (const dnnplan::error& e) {
@@ -334,8 +324,7 @@ int run(int argc, char** argv) {
         if (args.containers_file.empty()) {
             problem.catalog = dnnplan::parse_container_catalog(dnnplan_examples::containers_json);
         } else {
-            std::ifstream in(args.containers_file);
-            if (!in) throw command_line_error{"cannot open " + args.containers_file};
+            std::ifstream in = open_input(args.containers_file);
             try {
                 problem.catalog = dnnplan::parse_container_catalog(in);
             } catch (const dnnplan::error& e) {
@@ -382,11 +371,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const std::exception& e) {
-        std::cerr << "hybrid_plan: " << e.what() << '\n';
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return dnnplan_examples::guarded_main("hybrid_plan", argc, argv, run); }

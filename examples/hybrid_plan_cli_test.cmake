@@ -8,10 +8,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/cli_support.cmake")
 # parallelism.
 run()
 expect("default: exit code ${code}" code EQUAL 0)
-foreach(text "hybrid (pipeline + DP)" "pure data parallelism" "throughput" "samples per USD" "stages of the hybrid plan")
-    string(FIND "${out}" "${text}" at)
-    expect("default: no \"${text}\" in the table" NOT at EQUAL -1)
-endforeach()
+expect_printed(default "hybrid (pipeline + DP)" "pure data parallelism" "throughput" "samples per USD" "stages of the hybrid plan")
 
 # --json: only a JSON object; pipelining beats data parallelism on vgg16 at 1 GB/s.
 run(--json)
@@ -60,18 +57,10 @@ string(FIND "${reason}" "over the budget" at)
 expect("budget: reason \"${reason}\"" NOT at EQUAL -1)
 
 # Malformed command lines and files: one line on stderr, exit 2, nothing on stdout.
-foreach(case "--colour" "--max-workers;x" "--max-workers;0" "--objective;fastest" "--objective;usd-per-h"
-             "--batch-sizes;128,,256" "--budget" "--containers;/nonexistent.json" "--containers;${FIXTURES}/zero_gpus.json"
-             "--containers;${FIXTURES}/truncated.json" "${FIXTURES}/truncated_graph.txt" "${FIXTURES}/README.md"
-             "/nonexistent.txt" "a.txt;b.txt")
-    run(${case})
-    string(LENGTH "${out}" printed)
-    string(REGEX MATCHALL "\n" newlines "${err}")
-    list(LENGTH newlines lines)
-    expect("${case}: exit code ${code}, expected 2" code EQUAL 2)
-    expect("${case}: printed on stdout" printed EQUAL 0)
-    expect("${case}: ${lines} lines on stderr" lines EQUAL 1)
-endforeach()
+expect_malformed("--colour" "--max-workers;x" "--max-workers;0" "--objective;fastest" "--objective;usd-per-h"
+                 "--batch-sizes;128,,256" "--budget" "--containers;/nonexistent.json" "--containers;${FIXTURES}/zero_gpus.json"
+                 "--containers;${FIXTURES}/truncated.json" "${FIXTURES}/truncated_graph.txt" "${FIXTURES}/README.md"
+                 "/nonexistent.txt" "a.txt;b.txt")
 
 # The error names the field.
 run(--containers "${FIXTURES}/zero_gpus.json")

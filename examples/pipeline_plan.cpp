@@ -11,11 +11,11 @@
 #include <dnnplan/io/pipedream_graph.hpp>
 #include <dnnplan/partition/pipedream.hpp>
 
+#include "cli_support.hpp"
+
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <exception>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -31,18 +31,9 @@ constexpr std::string_view usage =
     "[--activation-compression-ratio R] [--straight-pipeline] [--use-memory-constraint] [-s MEMORY_BYTES] "
     "[--use-fewer-machines] [--json]";
 
-struct command_line_error {
-    std::string message;
-};
-
-template <class Number>
-Number parse_number(std::string_view flag, std::string_view text) {
-    Number value{};
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc{} || end != text.data() + text.size())
-        throw command_line_error{std::string(flag) + " expects a number, found \"" + std::string(text) + "\""};
-    return value;
-}
+using dnnplan_examples::command_line_error;
+using dnnplan_examples::open_input;
+using dnnplan_examples::parse_number;
 
 struct arguments {
     std::string graph_file;
@@ -103,8 +94,7 @@ int run(int argc, char** argv) {
     try {
         args = parse_arguments(argc, argv);
         args.options.validate();
-        std::ifstream in(args.graph_file);
-        if (!in) throw command_line_error{"cannot open " + args.graph_file};
+        std::ifstream in = open_input(args.graph_file);
         graph = dnnplan::parse_pipedream_graph(in);
     } catch (const command_line_error& e) {
         std::cerr << "pipeline_plan: " << e.message << "; " << usage << '\n';
@@ -134,11 +124,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const std::exception& e) {
-        std::cerr << "pipeline_plan: " << e.what() << '\n';
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return dnnplan_examples::guarded_main("pipeline_plan", argc, argv, run); }

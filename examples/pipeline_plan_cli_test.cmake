@@ -23,14 +23,6 @@ string(FIND "${out}" "Time per stage in pipeline: 0.205520896" at)
 expect("vgg16: no time line in the table" NOT at EQUAL -1)
 
 # Malformed command lines and files: one line on stderr, exit 2, nothing on stdout.
-foreach(case "-n;4" "--pipedream-graph;${FIXTURES}/vgg16.txt" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;four"
-             "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;--colour" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;-b;-1"
-             "--pipedream-graph;${FIXTURES}/README.md;-n;4" "--pipedream-graph;/nonexistent.txt;-n;4")
-    run(${case})
-    string(LENGTH "${out}" printed)
-    string(REGEX MATCHALL "\n" newlines "${err}")
-    list(LENGTH newlines lines)
-    expect("${case}: exit code ${code}, expected 2" code EQUAL 2)
-    expect("${case}: printed on stdout" printed EQUAL 0)
-    expect("${case}: ${lines} lines on stderr" lines EQUAL 1)
-endforeach()
+expect_malformed("-n;4" "--pipedream-graph;${FIXTURES}/vgg16.txt" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;four"
+                 "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;--colour" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;-b;-1"
+                 "--pipedream-graph;${FIXTURES}/README.md;-n;4" "--pipedream-graph;/nonexistent.txt;-n;4")

@@ -10,8 +10,9 @@
 
 #include <dnnplan_examples/bundled_data.hpp>
 
+#include "cli_support.hpp"
+
 #include <cstdio>
-#include <exception>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -134,11 +135,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const std::exception& e) {
-        std::cerr << "spot_provision: " << e.what() << '\n';
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return dnnplan_examples::guarded_main("spot_provision", argc, argv, run); }

@@ -2,7 +2,7 @@
 // memory check, and its contract with the partitioners (stage_cost_model).
 
 #include <dnnplan/model/pipeline_1f1b.hpp>
-#include <dnnplan/partition/pipeline_dp.hpp>
+#include <dnnplan/partition/stage_cost.hpp>
 
 #include <catch2/catch.hpp>
 

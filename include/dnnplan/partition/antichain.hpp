@@ -100,6 +100,25 @@ private:
     std::vector<std::uint64_t> bits_;
 };
 
+/// PipeDream's preprocessing (reference note, section 1): [i] is whether layer i is dropped
+/// before partitioning. First every source whose description starts with "Input", then every
+/// sink (of the whole graph) among the remaining layers whose description starts with
+/// "__getitem__". build_antichain_states and build_layer_chain (partition/layer_chain.hpp) both
+/// apply it.
+[[nodiscard]] inline std::vector<bool> pipedream_removed_layers(const layer_graph& graph) {
+    const std::size_t n = graph.size();
+    std::vector<bool> removed(n, false);
+    for (std::size_t i = 0; i < n; ++i)
+        if (graph.predecessors(i).empty() && std::string_view(graph.at(i).description).starts_with("Input")) removed[i] = true;
+    // Sinks after the Input removal (an Input source is never a sink of interest here).
+    for (std::size_t i = 0; i < n; ++i) {
+        if (removed[i]) continue;
+        const bool sink = graph.successors(i).empty();
+        if (sink && std::string_view(graph.at(i).description).starts_with("__getitem__")) removed[i] = true;
+    }
+    return removed;
+}
+
 }  // namespace detail
 
 /// Builds PipeDream's states. Preprocessing as PipeDream's optimizer: remove every source layer
@@ -117,16 +136,8 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
 [[nodiscard]] inline antichain_states build_antichain_states(const layer_graph& graph,
                                                              std::size_t max_states = default_max_antichain_states) {
     const std::size_t n = graph.size();
-    std::vector<bool> removed(n, false);
+    const std::vector<bool> removed = detail::pipedream_removed_layers(graph);
     antichain_states out;
-    for (std::size_t i = 0; i < n; ++i)
-        if (graph.predecessors(i).empty() && std::string_view(graph.at(i).description).starts_with("Input")) removed[i] = true;
-    // Sinks after the Input removal (an Input source is never a sink of interest here).
-    for (std::size_t i = 0; i < n; ++i) {
-        if (removed[i]) continue;
-        const bool sink = graph.successors(i).empty();
-        if (sink && std::string_view(graph.at(i).description).starts_with("__getitem__")) removed[i] = true;
-    }
     for (std::size_t i = 0; i < n; ++i)
         if (removed[i]) out.removed_layers.push_back(i);
 

@@ -10,6 +10,7 @@
 #include <dnnplan/core/layer_graph.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/fit/linear_time.hpp>
+#include <dnnplan/partition/antichain.hpp>
 
 #include <cstddef>
 #include <functional>
@@ -64,22 +65,6 @@ struct layer_chain_options {
         detail::require_non_negative(detail::field_prefix(path) + "optimizer_state_ratio", optimizer_state_ratio);
     }
 };
-
-namespace detail {
-
-/// PipeDream's preprocessing (reference note, section 1), as build_antichain_states applies it.
-[[nodiscard]] inline std::vector<bool> pipedream_removed_layers(const layer_graph& graph) {
-    std::vector<bool> removed(graph.size(), false);
-    for (std::size_t i = 0; i < graph.size(); ++i)
-        if (graph.predecessors(i).empty() && std::string_view(graph.at(i).description).starts_with("Input")) removed[i] = true;
-    for (std::size_t i = 0; i < graph.size(); ++i)
-        if (!removed[i] && graph.successors(i).empty() &&
-            std::string_view(graph.at(i).description).starts_with("__getitem__"))
-            removed[i] = true;
-    return removed;
-}
-
-}  // namespace detail
 
 /// The chain of `profiles` (the first is the reference: its edges, activations and parameters
 /// are used). Every profile must have the same layer ids in the same order, and the batch sizes

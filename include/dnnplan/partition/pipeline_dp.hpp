@@ -6,7 +6,7 @@
 // best plan for every device budget d = 1..max_devices (what a planner that prices devices needs).
 //
 // Two recurrences, both exact; docs/models/pipeline-1f1b.md#the-partitioner has the proofs.
-// - Suffix recurrence, for models that declare depends_only_on_remaining_stages (the stage's
+// - Suffix recurrence, for a remaining_stages_cost_model (partition/stage_cost.hpp: the stage's
 //   time depends on its place only through u = stage_count - stage_index, the stages from it to
 //   the end): g[u][j][d] = the smallest slowest-stage time of states [j, n) in u stages on at most
 //   d devices = min over the first stage [j, e) and its devices r of
@@ -27,7 +27,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -36,14 +35,6 @@
 #include <vector>
 
 namespace dnnplan {
-
-/// A stage-cost model whose stage time depends on the stage's place only through
-/// stage_count - stage_index, and not on devices_before or devices_total (it declares
-/// `static constexpr bool depends_only_on_remaining_stages = true`).
-template <class Model>
-concept remaining_stages_cost_model = stage_cost_model<Model> && requires {
-    { Model::depends_only_on_remaining_stages } -> std::convertible_to<bool>;
-} && static_cast<bool>(Model::depends_only_on_remaining_stages);
 
 struct pipeline_dp_options {
     std::int32_t max_devices = 1;  ///< D: devices the stages may use in total (>= 1)

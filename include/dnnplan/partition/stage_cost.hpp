@@ -46,4 +46,14 @@ concept stage_cost_model = requires(const Model& model, const stage_candidate& s
     { Model::needs_stage_count } -> std::convertible_to<bool>;
 };
 
+/// A stage-cost model whose stage_time_s depends on the stage's place only through
+/// stage_count - stage_index (the stages from it to the end), never through devices_before or
+/// devices_total. It says so with `static constexpr bool depends_only_on_remaining_stages = true`,
+/// which lets a partitioner build the pipeline from the back (pipeline_dp_partition's suffix
+/// recurrence, partition/pipeline_dp.hpp).
+template <class Model>
+concept remaining_stages_cost_model = stage_cost_model<Model> && requires {
+    { Model::depends_only_on_remaining_stages } -> std::convertible_to<bool>;
+} && static_cast<bool>(Model::depends_only_on_remaining_stages);
+
 }  // namespace dnnplan
