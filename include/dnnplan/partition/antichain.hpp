@@ -87,6 +87,11 @@ public:
     void merge_from(std::size_t row, const bitset_rows& other, std::size_t from) noexcept {
         for (std::size_t w = 0; w < words_; ++w) bits_[row * words_ + w] |= other.bits_[from * words_ + w];
     }
+    [[nodiscard]] std::size_t count(std::size_t row) const noexcept {
+        std::size_t c = 0;
+        for (std::size_t w = 0; w < words_; ++w) c += static_cast<std::size_t>(std::popcount(bits_[row * words_ + w]));
+        return c;
+    }
     /// Calls f(col) for every set column of `row`, in increasing order.
     template <class F>
     void for_each(std::size_t row, F&& f) const {
@@ -207,20 +212,21 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
     };
     // augment(A): predecessors of some a in A with a direct out-neighbour that is neither a
     // predecessor of a nor a itself (tensors still live at the cut), then A.
+    detail::bitset_rows extra(1, n);  // augment's scratch: the extra layers found so far
     const auto augment = [&](const std::vector<std::size_t>& a) {
-        std::vector<bool> extra(n, false);
+        extra.clear(0);
         for (const std::size_t node : a)
             ancestors.for_each(node, [&](std::size_t p) {
-                if (extra[p]) return;
+                if (extra.test(0, p)) return;
                 for (const std::size_t o : succ[p])
                     if (!ancestors.test(node, o) && o != node) {
-                        extra[p] = true;
+                        extra.set(0, p);
                         break;
                     }
             });
         std::vector<std::size_t> x;
-        for (std::size_t p = 0; p < n; ++p)
-            if (extra[p]) x.push_back(p);
+        x.reserve(a.size() + 4);
+        extra.for_each(0, [&](std::size_t p) { x.push_back(p); });
         x.insert(x.end(), a.begin(), a.end());
         return x;
     };
@@ -362,12 +368,14 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
             closure.merge_from(0, ancestors, u);
             st.output_activation_bytes += graph.at(u).activation_bytes;
         }
+        st.layers.reserve(closure.count(0));
         closure.for_each(0, [&](std::size_t p) {
             st.layers.push_back(p);
             st.compute_s += graph.at(p).forward_s + graph.at(p).backward_s;
             st.activation_bytes += graph.at(p).activation_bytes;
             st.parameter_bytes += graph.at(p).parameter_bytes;
         });
+        st.predecessors.reserve(state_ancestors.count(i));
         state_ancestors.for_each(i, [&](std::size_t j) { st.predecessors.push_back(j); });
     }
     // States on a path: keep the linear form (see antichain_states).
