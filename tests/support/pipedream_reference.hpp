@@ -168,14 +168,7 @@ private:
     while (true) {
         const reference_detail::pipedream_cell& cell = final_a.at(0, j, m);
         const std::size_t first = cell.split_state < 0 ? 0 : static_cast<std::size_t>(cell.split_state) + 1;
-        pipedream_stage stage{.first_state = first, .end_state = end, .replicas = cell.replicas};
-        stage.compute_s = states[end - 1].compute_s - (first > 0 ? states[first - 1].compute_s : 0.0);
-        std::vector<bool> before(graph.size(), false);
-        if (first > 0)
-            for (const std::size_t l : state_layers(built, first - 1)) before[l] = true;
-        for (const std::size_t l : state_layers(built, end - 1))
-            if (!before[l]) stage.layers.push_back(l);
-        result.stages.push_back(std::move(stage));
+        result.stages.push_back(dnnplan::detail::describe_stage(graph, built, first, end, cell.replicas));
         if (cell.split_state < 0) break;
         end = first;
         j = static_cast<std::size_t>(cell.split_state);
