@@ -291,8 +291,7 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
             row.finish(j);
             continue;
         }
-        ++counters.cells;
-        counters.cells += static_cast<std::int64_t>(m_count) - 2;
+        counters.cells += static_cast<std::int64_t>(m_count) - 1;  // m = 1..M-1
         std::fill(scratch.best.begin(), scratch.best.end(), banded ? upper_bound : inf);
         std::fill(scratch.best_choice.begin(), scratch.best_choice.end(), pipedream_choice{});
         std::size_t m_lo = 1, m_hi = m_count - 1;  // the band of cells of j worth filling
