@@ -272,7 +272,10 @@ void print_table(const arguments& args, const dnnplan::layer_graph& graph, std::
     row("stages", [](const plan& p) { return std::to_string(p.stages.size()); });
     row("replicas per stage", [](const plan& p) {
         std::string out;
-        for (const auto& s : p.stages) out += (out.empty() ? "" : ",") + std::to_string(s.replicas);
+        for (const auto& s : p.stages) {
+            if (!out.empty()) out += ',';
+            out += std::to_string(s.replicas);  // appends: GCC 12 -O3 warns falsely (-Wrestrict) on "," + string
+        }
         return out;
     });
     row("global batch", [](const plan& p) {
@@ -298,7 +301,11 @@ void print_table(const arguments& args, const dnnplan::layer_graph& graph, std::
     for (std::size_t s = 0; s < hybrid.plan->stages.size(); ++s) {
         const auto& st = hybrid.plan->stages[s];
         const auto& f = st.figures;
-        const std::string states_text = "[" + std::to_string(st.first_state) + ", " + std::to_string(st.end_state) + ")";
+        std::string states_text = "[";
+        states_text += std::to_string(st.first_state);
+        states_text += ", ";
+        states_text += std::to_string(st.end_state);
+        states_text += ")";
         const std::string layers = graph.at(st.layers.front()).id + ".." + graph.at(st.layers.back()).id;
         std::printf("  %-5zu %-10s %-16s %8d %11.2f %11.2f %12.2f %11.2f %9.2f\n", s, states_text.c_str(), layers.c_str(),
                     st.replicas, f.compute_s * 1e3, f.transfer_s * 1e3, f.allreduce_s * 1e3, f.stage_time_s * 1e3,

@@ -223,16 +223,21 @@ std::vector<dnnplan::pipedream_options> flag_sets(std::int32_t m, double memory_
 }
 
 std::string describe(const dnnplan::pipedream_options& o) {
+    // Appends only: GCC 12 at -O3 warns falsely (-Wrestrict) on "text" + std::string.
     std::string d = "-n";
-    for (const auto m : o.machines) d += " " + std::to_string(m);
+    const auto add = [&d](const char* text, const std::string& value) {
+        d += text;
+        d += value;
+    };
+    for (const auto m : o.machines) add(" ", std::to_string(m));
     if (!o.bandwidths_bytes_per_s.empty()) {
         d += " -b";
-        for (const auto b : o.bandwidths_bytes_per_s) d += " " + std::to_string(b);
+        for (const auto b : o.bandwidths_bytes_per_s) add(" ", std::to_string(b));
     }
-    if (o.activation_compression_ratio) d += " --activation_compression_ratio " + std::to_string(*o.activation_compression_ratio);
+    if (o.activation_compression_ratio) add(" --activation_compression_ratio ", std::to_string(*o.activation_compression_ratio));
     if (o.straight_pipeline) d += " --straight_pipeline";
     if (o.use_fewer_machines) d += " --use_fewer_machines";
-    if (o.use_memory_constraint) d += " --use_memory_constraint -s " + std::to_string(o.memory_bytes);
+    if (o.use_memory_constraint) add(" --use_memory_constraint -s ", std::to_string(o.memory_bytes));
     return d;
 }
 

@@ -43,7 +43,9 @@ dnnplan::layer_graph random_graph(dnnplan_test::rng& r, std::size_t n) {
     std::vector<dnnplan::layer> layers{{.id = "in", .description = "Input0", .activation_bytes = 8 * 1e5}};
     std::vector<dnnplan::layer_edge> edges;
     for (std::size_t i = 1; i <= n; ++i) {
-        layers.push_back({.id = "l" + std::to_string(i), .description = "Conv", .forward_s = r.uniform(1e-3, 2e-2),
+        std::string id = "l";  // appends: GCC 12 -O3 warns falsely (-Wrestrict) on "l" + string
+        id += std::to_string(i);
+        layers.push_back({.id = id, .description = "Conv", .forward_s = r.uniform(1e-3, 2e-2),
                           .backward_s = r.uniform(2e-3, 4e-2), .activation_bytes = r.uniform(8e4, 8e7),
                           .parameter_bytes = r.chance(0.6) ? r.uniform(1e5, 4e8) : 0.0});
         edges.push_back({.from = i - 1, .to = i});
