@@ -16,8 +16,8 @@
 //   per micro-batch: t = max(compute, transfer) + exposed / M
 //   memory    = P + O + min(u, M) * A * b_r  <= device memory, else t = +inf
 //               (1F1B keeps at most u micro-batches in flight on a stage u from the end;
-//               Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters
-//               Using Megatron-LM", SC 2021, section 2.2.1)
+//               Narayanan et al., the Megatron-LM pipeline schedules paper, SC 2021,
+//               section 2.2.1)
 // and the time per minibatch of S stages is (M + S - 1) * max over stages of t (the same paper and
 // GPipe, Huang et al., NeurIPS 2019: M + S - 1 micro-batch slots, S - 1 of them the bubble).
 
