@@ -50,10 +50,8 @@ TEST_CASE("path-shaped state DAGs are kept in linear form; the accessors read bo
     CHECK(v.chain_layer_counts.size() == 40);
     CHECK(v.chain_layers.size() == v.chain_layer_counts.back());
     CHECK(v.chain_layers.size() + v.removed_layers.size() == vgg.size());
-    for (const auto& st : v.states) {
-        CHECK(st.predecessors.empty());
-        CHECK(st.layers.empty());
-    }
+    CHECK(v.layer_sets.empty());
+    CHECK(v.predecessor_sets.empty());
     CHECK(dnnplan::state_precedes(v, 3, 7));
     CHECK_FALSE(dnnplan::state_precedes(v, 7, 3));
     CHECK_FALSE(dnnplan::state_precedes(v, 5, 5));
@@ -62,18 +60,30 @@ TEST_CASE("path-shaped state DAGs are kept in linear form; the accessors read bo
     CHECK(preds == std::vector<std::size_t>{0, 1, 2, 3});
     check_figures(vgg, v);
 
-    // resnet50 branches: listed form, predecessors ascending, accessors agree with the lists.
+    // resnet50 branches: listed form, predecessors ascending, the accessors agree with each other
+    // and with the definition (k precedes j exactly when D_k is a proper subset of D_j).
     const auto resnet = fixture("resnet50");
     const auto r = dnnplan::build_antichain_states(resnet);
     REQUIRE(r.states.size() == 240);
     CHECK_FALSE(r.chain);
     std::size_t listed = 0;
+    std::vector<std::vector<std::size_t>> layers(r.states.size());
     for (std::size_t j = 0; j < r.states.size(); ++j) {
-        const auto& p = r.states[j].predecessors;
+        layers[j] = dnnplan::state_layers(r, j);
+        CHECK(std::is_sorted(layers[j].begin(), layers[j].end()));
+    }
+    for (std::size_t j = 0; j < r.states.size(); ++j) {
+        std::vector<std::size_t> p;
+        dnnplan::for_each_state_predecessor(r, j, [&](std::size_t k) { p.push_back(k); });
         CHECK(std::is_sorted(p.begin(), p.end()));
+        CHECK(p.size() == dnnplan::state_predecessor_count(r, j));
         listed += p.size();
-        for (const std::size_t k : p) CHECK(dnnplan::state_precedes(r, k, j));
-        CHECK(dnnplan::state_layers(r, j) == r.states[j].layers);
+        for (std::size_t k = 0; k < r.states.size(); ++k) {
+            const bool subset = layers[k].size() < layers[j].size() &&
+                                std::includes(layers[j].begin(), layers[j].end(), layers[k].begin(), layers[k].end());
+            CHECK(dnnplan::state_precedes(r, k, j) == subset);
+            CHECK(std::binary_search(p.begin(), p.end(), k) == subset);
+        }
     }
     CHECK(listed == 28248);
     check_figures(resnet, r);

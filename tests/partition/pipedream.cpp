@@ -337,6 +337,41 @@ TEST_CASE("the solver equals PipeDream's plain recurrence on every fixture and f
     CHECK(first_bound >= 50);
 }
 
+TEST_CASE("the bounded search's lower and upper bounds enclose the answer", "[partition][pipedream][bounds]") {
+    // The lower bound (compute over the machines, each layer alone on its best replica count)
+    // and the upper bound (a partition along one path of the state DAG, timed with the full
+    // cost) only decide the work, but a lower bound above the answer or an upper bound below it
+    // would be a wrong proof in the docs: both are checked on every fixture.
+    std::int64_t checked = 0, tight = 0;
+    for (const char* name : {"alexnet", "vgg16", "resnet18", "squeezenet1_0", "gnmt", "resnet50", "densenet121"}) {
+        const auto graph = fixture(name);
+        const auto built = dnnplan::build_antichain_states(graph);
+        const std::size_t s_count = built.states.size();
+        for (const std::int32_t m : {2, 4, 16}) {
+            for (const bool ratio : {false, true}) {
+                for (const bool straight : {false, true}) {
+                    auto o = machines({m}, ratio ? std::optional<double>(1.0) : std::nullopt);
+                    o.straight_pipeline = straight;
+                    INFO(name << " " << describe(o));
+                    const double answer = dnnplan::pipedream_partition(graph, built, o).time_per_minibatch_s;
+                    const dnnplan::pipedream_stage_cost cost(
+                        built, {.bandwidth_bytes_per_s = 1e9, .activation_compression_ratio = o.activation_compression_ratio});
+                    const double lower = std::max(cost.compute_s(0, s_count) / m,
+                                                  dnnplan::detail::pipedream_layer_lower_bound(graph, built, 1e9, straight ? 1 : m));
+                    dnnplan::pipedream_counters work;
+                    const double upper = dnnplan::detail::pipedream_path_upper_bound(built, cost, m, straight, false, work);
+                    CHECK(lower <= answer * (1 + 1e-12));
+                    CHECK(upper >= answer * (1 - 1e-12));
+                    if (std::isfinite(upper) && upper <= answer * 1.02) ++tight;
+                    ++checked;
+                }
+            }
+        }
+    }
+    CHECK(checked == 7 * 3 * 2 * 2);
+    CHECK(tight >= 10);  // the path's partition is often within 2% of the optimum
+}
+
 TEST_CASE("on random chains and DAGs the solver, the plain recurrence and brute force agree", "[partition][pipedream][oracle]") {
     std::int64_t dags = 0, finite = 0, infinite = 0;
     for (std::uint64_t seed = 0; seed < 400; ++seed) {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <unordered_map>
 #include <string>
 #include <string_view>
@@ -19,60 +20,12 @@
 
 namespace dnnplan {
 
-/// One state of the antichain DAG.
-struct antichain_state {
-    std::vector<std::size_t> antichain{};  ///< augmented antichain X_s: layers live at the cut (layer indices)
-    std::vector<std::size_t> layers{};     ///< D_s: X_s and all their predecessors, in layer order (empty in a chain: see antichain_states::chain)
-    double compute_s = 0.0;                ///< sum of forward + backward time over D_s
-    double activation_bytes = 0.0;         ///< sum of activation sizes over D_s
-    double parameter_bytes = 0.0;          ///< sum of parameter sizes over D_s
-    double output_activation_bytes = 0.0;  ///< sum of activation sizes over X_s
-    std::vector<std::size_t> predecessors{};  ///< transitive predecessor states, ascending (empty in a chain)
-};
-
-/// The states of a graph in a topological order of the antichain DAG.
-///
-/// When the states form a path (always for a chain of layers, and for some graphs with
-/// branches, vgg16's for one), the predecessors of state j are states 0..j-1 and D_j is the
-/// first chain_layer_counts[j] layers of `chain_layers`. Neither is listed per state then (both
-/// would be quadratic in the number of states: 400 MB each for a 10,000-layer chain); read them
-/// through state_precedes(), for_each_state_predecessor() and state_layers(), which work for
-/// both forms.
-struct antichain_states {
-    std::vector<antichain_state> states{};
-    std::vector<std::size_t> removed_layers{};  ///< "Input..." sources and "__getitem__..." sinks
-    bool chain = false;                          ///< the states form a path (see above)
-    std::vector<std::size_t> chain_layers{};     ///< when `chain`: the kept layers in the order the states reach them
-    std::vector<std::size_t> chain_layer_counts{};  ///< when `chain`: |D_j| for every state j
-};
-
-/// Whether state k is a (transitive) predecessor of state j.
-[[nodiscard]] inline bool state_precedes(const antichain_states& s, std::size_t k, std::size_t j) {
-    if (s.chain) return k < j;
-    const auto& p = s.states[j].predecessors;
-    return std::binary_search(p.begin(), p.end(), k);
-}
-
-/// Calls f(k) for every predecessor state k of state j, ascending.
-template <class F>
-void for_each_state_predecessor(const antichain_states& s, std::size_t j, F&& f) {
-    if (s.chain) {
-        for (std::size_t k = 0; k < j; ++k) f(k);
-        return;
-    }
-    for (const std::size_t k : s.states[j].predecessors) f(k);
-}
-
-/// D_j: the layers done at state j, in layer order for a DAG, in chain order for a chain.
-[[nodiscard]] inline std::vector<std::size_t> state_layers(const antichain_states& s, std::size_t j) {
-    if (s.chain) return {s.chain_layers.begin(), s.chain_layers.begin() + static_cast<std::ptrdiff_t>(s.chain_layer_counts[j])};
-    return s.states[j].layers;
-}
-
 namespace detail {
 
+/// Rows of bits: row r, column c. Used for layer and state sets.
 class bitset_rows {
 public:
+    bitset_rows() = default;
     explicit bitset_rows(std::size_t n) : bitset_rows(n, n) {}
     bitset_rows(std::size_t rows, std::size_t columns) : words_((columns + 63) / 64), bits_(rows * words_, 0) {}
     [[nodiscard]] bool test(std::size_t row, std::size_t col) const noexcept {
@@ -87,10 +40,23 @@ public:
     void merge_from(std::size_t row, const bitset_rows& other, std::size_t from) noexcept {
         for (std::size_t w = 0; w < words_; ++w) bits_[row * words_ + w] |= other.bits_[from * words_ + w];
     }
+    /// Whether `row` and row `other_row` of `other` (as many columns) share a set column.
+    [[nodiscard]] bool intersects(std::size_t row, const bitset_rows& other, std::size_t other_row) const noexcept {
+        for (std::size_t w = 0; w < words_; ++w)
+            if ((bits_[row * words_ + w] & other.bits_[other_row * words_ + w]) != 0) return true;
+        return false;
+    }
     [[nodiscard]] std::size_t count(std::size_t row) const noexcept {
         std::size_t c = 0;
         for (std::size_t w = 0; w < words_; ++w) c += static_cast<std::size_t>(std::popcount(bits_[row * words_ + w]));
         return c;
+    }
+    /// Calls f(col) for every column set in both `row` and row `other_row` of `other`, in increasing order.
+    template <class F>
+    void for_each_common(std::size_t row, const bitset_rows& other, std::size_t other_row, F&& f) const {
+        for (std::size_t w = 0; w < words_; ++w)
+            for (std::uint64_t word = bits_[row * words_ + w] & other.bits_[other_row * words_ + w]; word != 0; word &= word - 1)
+                f(w * 64 + static_cast<std::size_t>(std::countr_zero(word)));
     }
     /// Calls f(col) for every set column of `row`, in increasing order.
     template <class F>
@@ -100,10 +66,87 @@ public:
                 f(w * 64 + static_cast<std::size_t>(std::countr_zero(word)));
     }
 
+    [[nodiscard]] std::size_t words() const noexcept { return words_; }
+    /// The highest set column of `row`, if any.
+    [[nodiscard]] std::optional<std::size_t> last(std::size_t row) const noexcept {
+        for (std::size_t w = words_; w-- > 0;)
+            if (const std::uint64_t word = bits_[row * words_ + w]; word != 0)
+                return w * 64 + 63 - static_cast<std::size_t>(std::countl_zero(word));
+        return std::nullopt;
+    }
+    /// The words of `row` (words() of them).
+    [[nodiscard]] const std::uint64_t* row_words(std::size_t row) const noexcept { return bits_.data() + row * words_; }
+    [[nodiscard]] bool empty() const noexcept { return bits_.empty(); }
+
 private:
-    std::size_t words_;
+    std::size_t words_ = 0;
     std::vector<std::uint64_t> bits_;
 };
+
+}  // namespace detail
+
+/// One state of the antichain DAG.
+struct antichain_state {
+    std::vector<std::size_t> antichain{};  ///< augmented antichain X_s: layers live at the cut (layer indices)
+    double compute_s = 0.0;                ///< sum of forward + backward time over D_s
+    double activation_bytes = 0.0;         ///< sum of activation sizes over D_s
+    double parameter_bytes = 0.0;          ///< sum of parameter sizes over D_s
+    double output_activation_bytes = 0.0;  ///< sum of activation sizes over X_s
+};
+
+/// The states of a graph in a topological order of the antichain DAG.
+///
+/// A state's layers D_j and its transitive predecessor states are read through
+/// state_precedes(), for_each_state_predecessor(), state_predecessor_count() and state_layers(),
+/// which work for both of the forms the states are kept in:
+/// - listed: one bit row per state for D_j (`layer_sets`, over layer indices) and one for its
+///   predecessors (`predecessor_sets`, over state indices): S (n + S) bits, 5 MB for 5,000 states
+///   of a 3,000-layer graph, where index lists would take 8 bytes per entry;
+/// - linear, when the states form a path (always for a chain of layers, and for some graphs
+///   with branches, vgg16's for one): the predecessors of state j are states 0..j-1 and D_j is
+///   the first chain_layer_counts[j] layers of `chain_layers`; nothing quadratic is stored
+///   (a 10,000-layer chain would need 25 MB of bits for no information).
+struct antichain_states {
+    std::vector<antichain_state> states{};
+    std::vector<std::size_t> removed_layers{};  ///< "Input..." sources and "__getitem__..." sinks
+    bool chain = false;                          ///< the states form a path (see above)
+    std::vector<std::size_t> chain_layers{};     ///< when `chain`: the kept layers in the order the states reach them
+    std::vector<std::size_t> chain_layer_counts{};  ///< when `chain`: |D_j| for every state j
+    detail::bitset_rows layer_sets{};            ///< unless `chain`: row j holds D_j (columns: layer indices)
+    detail::bitset_rows predecessor_sets{};      ///< unless `chain`: row j holds j's predecessor states
+};
+
+/// Whether state k is a (transitive) predecessor of state j.
+[[nodiscard]] inline bool state_precedes(const antichain_states& s, std::size_t k, std::size_t j) {
+    if (s.chain) return k < j;
+    return s.predecessor_sets.test(j, k);
+}
+
+/// Calls f(k) for every predecessor state k of state j, ascending.
+template <class F>
+void for_each_state_predecessor(const antichain_states& s, std::size_t j, F&& f) {
+    if (s.chain) {
+        for (std::size_t k = 0; k < j; ++k) f(k);
+        return;
+    }
+    s.predecessor_sets.for_each(j, f);
+}
+
+/// The number of predecessor states of state j.
+[[nodiscard]] inline std::size_t state_predecessor_count(const antichain_states& s, std::size_t j) {
+    return s.chain ? j : s.predecessor_sets.count(j);
+}
+
+/// D_j: the layers done at state j, in layer order for a DAG, in chain order for a chain.
+[[nodiscard]] inline std::vector<std::size_t> state_layers(const antichain_states& s, std::size_t j) {
+    if (s.chain) return {s.chain_layers.begin(), s.chain_layers.begin() + static_cast<std::ptrdiff_t>(s.chain_layer_counts[j])};
+    std::vector<std::size_t> layers;
+    layers.reserve(s.layer_sets.count(j));
+    s.layer_sets.for_each(j, [&](std::size_t l) { layers.push_back(l); });
+    return layers;
+}
+
+namespace detail {
 
 /// PipeDream's preprocessing (reference note, section 1): [i] is whether layer i is dropped
 /// before partitioning. First every source whose description starts with "Input", then every
@@ -133,9 +176,9 @@ private:
 /// augmented antichain, which varies between runs), layer order is used, so the result is
 /// deterministic. Throws invalid_input when nothing is left to partition, and when a branching
 /// graph has more than `max_states` states (the field "graph"): the state DAG's transitive
-/// predecessors take O(S^2) memory (inception_v3's 221,564 states would need tens of GB;
-/// PipeDream's own optimizer does not finish on it). A chain has no limit: it is built in
-/// linear memory.
+/// predecessors take S^2 bits and the solver's pairs O(S^2) time (inception_v3's 221,564 states
+/// would need 6 GB of bits; PipeDream's own optimizer does not finish on it). A chain has no
+/// limit: it is built in linear memory.
 inline constexpr std::size_t default_max_antichain_states = 20000;
 
 [[nodiscard]] inline antichain_states build_antichain_states(const layer_graph& graph,
@@ -206,17 +249,18 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
         }
 
     using key_type = std::vector<std::size_t>;
-    const auto key_of = [](std::vector<std::size_t> a) {
-        std::sort(a.begin(), a.end());
-        return a;
-    };
     // augment(A): predecessors of some a in A with a direct out-neighbour that is neither a
     // predecessor of a nor a itself (tensors still live at the cut), then A.
+    // Only a layer with two or more out-neighbours can qualify: one out-neighbour lies on its
+    // path to the member, so a single out-neighbour is always a predecessor of it or it.
+    detail::bitset_rows branching(1, n);
+    for (std::size_t i = 0; i < n; ++i)
+        if (succ[i].size() >= 2) branching.set(0, i);
     detail::bitset_rows extra(1, n);  // augment's scratch: the extra layers found so far
     const auto augment = [&](const std::vector<std::size_t>& a) {
         extra.clear(0);
         for (const std::size_t node : a)
-            ancestors.for_each(node, [&](std::size_t p) {
+            ancestors.for_each_common(node, branching, 0, [&](std::size_t p) {
                 if (extra.test(0, p)) return;
                 for (const std::size_t o : succ[p])
                     if (!ancestors.test(node, o) && o != node) {
@@ -230,19 +274,15 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
         x.insert(x.end(), a.begin(), a.end());
         return x;
     };
-    // deaugment(X): drop members with a successor in X, and duplicates; keep order.
-    const auto deaugment = [&](const std::vector<std::size_t>& x) {
-        std::vector<std::size_t> a;
-        for (const std::size_t u : x) {
-            bool drop = false;
-            for (const std::size_t v : x)
-                if (descendants.test(u, v)) {
-                    drop = true;
-                    break;
-                }
-            if (!drop && std::find(a.begin(), a.end(), u) == a.end()) a.push_back(u);
-        }
-        return a;
+    // deaugment(X): drop members with a successor in X, and duplicates; keep order. `members`
+    // holds X as a bit row, so "u has a successor in X" is a word-wise AND.
+    detail::bitset_rows members(1, n);
+    const auto deaugment = [&](const std::vector<std::size_t>& x, std::vector<std::size_t>& a) {
+        members.clear(0);
+        for (const std::size_t u : x) members.set(0, u);
+        a.clear();
+        for (const std::size_t u : x)
+            if (!descendants.intersects(u, members, 0) && std::find(a.begin(), a.end(), u) == a.end()) a.push_back(u);
     };
 
     struct key_hash {
@@ -254,11 +294,14 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
     };
     std::unordered_map<key_type, std::size_t, key_hash> index_of;
     std::vector<std::vector<std::size_t>> augmented;     // X_s per state (creation order)
+    std::vector<std::vector<std::size_t>> antichain_of;  // the state's antichain, as reached first
     std::vector<std::vector<std::size_t>> dag_edges;     // state -> next states, in insertion order
     std::vector<std::size_t> insertion;                  // states in the order the DAG first saw them
     std::vector<bool> inserted;
+    key_type key;  // scratch: the sorted antichain being looked up
     const auto add_state = [&](const std::vector<std::size_t>& a) {
-        const key_type key = key_of(a);
+        key.assign(a.begin(), a.end());
+        std::sort(key.begin(), key.end());
         if (const auto it = index_of.find(key); it != index_of.end()) return it->second;
         const std::size_t id = augmented.size();
         if (id >= max_states)
@@ -267,6 +310,7 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
                                     " states (their transitive predecessors need O(S^2) memory)");
         index_of.emplace(key, id);
         augmented.push_back(augment(a));
+        antichain_of.push_back(a);
         dag_edges.emplace_back();
         inserted.push_back(false);
         return id;
@@ -284,17 +328,14 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
             first_source = i;
             break;
         }
-    std::deque<std::pair<std::size_t, std::vector<std::size_t>>> queue;  // (state, its antichain)
-    queue.emplace_back(add_state({first_source}), std::vector<std::size_t>{first_source});
-    std::vector<bool> expanded;
-    while (!queue.empty()) {
-        const std::size_t from = queue.front().first;
-        const std::vector<std::size_t> a = std::move(queue.front().second);
-        queue.pop_front();
-        if (expanded.size() < augmented.size()) expanded.resize(augmented.size(), false);
-        if (expanded[from]) continue;
-        expanded[from] = true;
-        const std::vector<std::size_t> x = augmented[from];  // a copy: add_state() grows augmented
+    // Breadth first over the states. PipeDream queues every successor and skips the expanded
+    // ones when popped; queueing only new states expands the same states in the same order, and
+    // states are numbered in creation order, so the queue is the range [from, states).
+    add_state({first_source});
+    std::vector<std::size_t> x, a, replaced, reached;
+    for (std::size_t from = 0; from < augmented.size(); ++from) {
+        x = augmented[from];  // copies: add_state() grows both tables
+        a = antichain_of[from];
         for (const std::size_t u : x)
             for (const std::size_t v : succ[u]) {
                 if (std::find(a.begin(), a.end(), v) != a.end()) continue;
@@ -305,18 +346,14 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
                         break;
                     }
                 if (blocked) continue;
-                std::vector<std::size_t> replaced = x;
+                replaced = x;
                 for (auto& w : replaced)
                     if (w == u) w = v;
-                const std::vector<std::size_t> next = deaugment(replaced);
-                const std::size_t known = augmented.size();
-                const std::size_t to = add_state(next);
+                deaugment(replaced, reached);
+                const std::size_t to = add_state(reached);
                 note_inserted(from);
                 note_inserted(to);
                 dag_edges[from].push_back(to);
-                // PipeDream queues every successor and skips the expanded ones when popped;
-                // queueing only new states expands the same states in the same order.
-                if (to == known) queue.emplace_back(to, next);
             }
     }
     const std::size_t s_count = augmented.size();
@@ -358,45 +395,71 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
             state_ancestors.merge(position[t], position[s]);
         }
     out.states.resize(s_count);
-    detail::bitset_rows closure(1, n);  // D_s of the state at hand
+    // Per-layer figures side by side. A state's figures are those of one of its predecessors
+    // (whose layers it contains) plus the sums over the layers it adds: sums over D_s in another
+    // order than PipeDream's, which itself varies with Python's set order (a few ulps).
+    std::vector<double> layer_compute(n), layer_activation(n), layer_parameter(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const layer& l = graph.at(i);
+        layer_compute[i] = l.forward_s + l.backward_s;
+        layer_activation[i] = l.activation_bytes;
+        layer_parameter[i] = l.parameter_bytes;
+    }
+    detail::bitset_rows layer_sets(s_count, n);
+    const std::size_t layer_words = layer_sets.words();
+    std::vector<std::uint64_t> added(layer_words);
     for (std::size_t i = 0; i < s_count; ++i) {
         antichain_state& st = out.states[i];
-        st.antichain = augmented[sorted[i]];
-        closure.clear(0);
+        st.antichain = std::move(augmented[sorted[i]]);
+        double output = 0.0;
         for (const std::size_t u : st.antichain) {
-            closure.set(0, u);
-            closure.merge_from(0, ancestors, u);
-            st.output_activation_bytes += graph.at(u).activation_bytes;
+            layer_sets.set(i, u);
+            layer_sets.merge_from(i, ancestors, u);
+            output += layer_activation[u];
         }
-        st.layers.reserve(closure.count(0));
-        closure.for_each(0, [&](std::size_t p) {
-            st.layers.push_back(p);
-            st.compute_s += graph.at(p).forward_s + graph.at(p).backward_s;
-            st.activation_bytes += graph.at(p).activation_bytes;
-            st.parameter_bytes += graph.at(p).parameter_bytes;
-        });
-        st.predecessors.reserve(state_ancestors.count(i));
-        state_ancestors.for_each(i, [&](std::size_t j) { st.predecessors.push_back(j); });
+        st.output_activation_bytes = output;
+        double compute = 0.0, activation = 0.0, parameter = 0.0;
+        const std::uint64_t* mine = layer_sets.row_words(i);
+        const std::size_t base = state_ancestors.last(i).value_or(i);  // the last predecessor, or none
+        if (base != i) {
+            const antichain_state& b = out.states[base];
+            compute = b.compute_s;
+            activation = b.activation_bytes;
+            parameter = b.parameter_bytes;
+        }
+        const std::uint64_t* theirs = base != i ? layer_sets.row_words(base) : nullptr;
+        for (std::size_t w = 0; w < layer_words; ++w)
+            for (std::uint64_t word = mine[w] & (theirs ? ~theirs[w] : ~std::uint64_t{0}); word != 0; word &= word - 1) {
+                const std::size_t p = w * 64 + static_cast<std::size_t>(std::countr_zero(word));
+                compute += layer_compute[p];
+                activation += layer_activation[p];
+                parameter += layer_parameter[p];
+            }
+        st.compute_s = compute;
+        st.activation_bytes = activation;
+        st.parameter_bytes = parameter;
     }
     // States on a path: keep the linear form (see antichain_states).
     bool path = true;
-    for (std::size_t i = 0; i < s_count && path; ++i) path = out.states[i].predecessors.size() == i;
+    for (std::size_t i = 0; i < s_count && path; ++i) path = state_ancestors.count(i) == i;
     if (path) {
         out.chain = true;
         std::vector<bool> seen(n, false);
-        for (auto& st : out.states) {
-            for (const std::size_t l : st.layers)
+        for (std::size_t i = 0; i < s_count; ++i) {
+            std::size_t count = 0;
+            layer_sets.for_each(i, [&](std::size_t l) {
+                ++count;
                 if (!seen[l]) {
                     seen[l] = true;
                     out.chain_layers.push_back(l);
                 }
-            out.chain_layer_counts.push_back(st.layers.size());
-            st.layers.clear();
-            st.layers.shrink_to_fit();
-            st.predecessors.clear();
-            st.predecessors.shrink_to_fit();
+            });
+            out.chain_layer_counts.push_back(count);
         }
+        return out;
     }
+    out.layer_sets = std::move(layer_sets);
+    out.predecessor_sets = std::move(state_ancestors);
     return out;
 }
 

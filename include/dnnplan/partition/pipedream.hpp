@@ -19,6 +19,7 @@
 #include <dnnplan/partition/stage_cost.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -154,6 +155,12 @@ public:
     [[nodiscard]] double transfer_bytes_per_s(std::size_t k, std::size_t j) const noexcept {
         return transfers_bound(0.0, k, j, 1);
     }
+    /// 2 out(k) / (B R) (0 without a ratio): what a stage next to state k waits for its
+    /// transfer at k, on one replica.
+    [[nodiscard]] double output_transfer_s(std::size_t k) const noexcept {
+        if (!level_.activation_compression_ratio) return 0.0;
+        return (2.0 * output_[k]) / level_.bandwidth_bytes_per_s / *level_.activation_compression_ratio;
+    }
 
     /// PipeDream's memory check: `stashed` bytes, ceil(after / replicas) times, within memory.
     [[nodiscard]] bool fits(double stashed, std::int32_t after, std::int32_t replicas) const noexcept {
@@ -239,6 +246,7 @@ struct pipedream_row {
 struct pipedream_scratch {
     std::vector<double> stage, stage_prefix_min, best, inverse, sync_factor;
     std::vector<pipedream_choice> best_choice;
+    std::vector<std::uint64_t> useful;  ///< banded search: states still worth a split after them
 };
 
 // Row `first` of one level: PipeDream's initialisation of A[first][j][m], then its recurrence
@@ -278,7 +286,21 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
     auto& s = scratch.stage;
     auto& s_min = scratch.stage_prefix_min;
 
+    // The banded search keeps a bit per state k telling whether a split after k can still lie
+    // on a partition faster than the bound: not when the transfer out of k alone, on the most
+    // replicas, reaches the bound, nor (once k's row is done) when every entry of k's row does.
+    // Predecessors are then read a word of bits at a time, the useless ones skipped unseen.
+    const bool filtered = banded && m_count >= 2;
+    const double max_replicas_d = static_cast<double>(max_replicas);
+    if (filtered) {
+        scratch.useful.assign((s_count + 63) / 64, 0);
+        for (std::size_t k = 0; k < s_count; ++k)
+            if (cost.output_transfer_s(k) < upper_bound * max_replicas_d * margin)
+                scratch.useful[k / 64] |= std::uint64_t{1} << (k % 64);
+    }
     for (std::size_t j = first; j < s_count; ++j) {
+        if (filtered && j > first && row.prefix_min[(j - 1) * m_count + m_count - 2] >= upper_bound)
+            scratch.useful[(j - 1) / 64] &= ~(std::uint64_t{1} << ((j - 1) % 64));
         // Initialisation: states first..j as one stage on m + 1 machines.
         const std::size_t init_machines = straight ? 1 : m_count;
         for (std::size_t m = 0; m < init_machines; ++m) {
@@ -307,32 +329,35 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
                 continue;
             }
         }
-        for_each_state_predecessor(states, j, [&](std::size_t k) {
+        const auto visit = [&](std::size_t k) {
             if (k < first) return;  // A[first][k] is None for k < first
             if (first > 0 && (states.chain ? k < first - 1 : (*is_pred)[first - 1][k])) return;
             const double c = cost.compute_s(k + 1, j + 1);
             if (std::isinf(c)) return;  // PipeDream: last_stage_time is None
+            const double transfer = cost.transfer_bytes_per_s(k, j);
             if (banded) {
                 // Every candidate is at least the left row's best on <= m_hi - 1 machines and at
-                // least c / m_hi (a stage takes at least its compute over its replicas).
+                // least max(c, X) / m_hi (a stage takes at least its compute, and its transfers,
+                // over its replicas).
                 if (row.prefix_min[k * m_count + m_hi - 1] >= upper_bound) return;
-                if (c >= upper_bound * static_cast<double>(std::min(m_hi, max_replicas)) * margin) return;
+                if (std::max(c, transfer) >= upper_bound * static_cast<double>(std::min(m_hi, max_replicas)) * margin) return;
             }
             ++counters.state_pairs;
             const double w = cost.parameter_bytes(k + 1, j + 1);
             const double stashed = cost.activation_bytes(k + 1, j + 1) + w;
             // The stage's time for every replica count (memory aside), and where it stops rising.
             // A straight pipeline has one replica per stage: nothing to sweep.
-            std::size_t mono_from = straight ? max_replicas + 1 : max_replicas;
+            // Only replica counts up to the band's top machine count matter for this j.
+            const std::size_t r_top = std::min(m_hi, max_replicas);
+            std::size_t mono_from = straight ? r_top + 1 : r_top;
             // (C + 4 (r - 1) W / (B r)) / r and the transfers X / r, as max(C + W q_r, X) / r
             // with q_r and 1 / r tabulated: a few ulps from PipeDream's operation order, which
             // the chosen partition's exact re-evaluation removes from the reported time.
-            const double transfer = cost.transfer_bytes_per_s(k, j);
-            for (std::size_t r = 1; r <= max_replicas; ++r) {
+            for (std::size_t r = 1; r <= r_top; ++r) {
                 s[r] = std::max(c + w * scratch.sync_factor[r], transfer) * scratch.inverse[r];
                 s_min[r] = r == 1 ? s[r] : std::min(s_min[r - 1], s[r]);
             }
-            while (mono_from > 1 && mono_from <= max_replicas && s[mono_from - 1] >= s[mono_from]) --mono_from;
+            while (mono_from > 1 && mono_from <= r_top && s[mono_from - 1] >= s[mono_from]) --mono_from;
             const double* left = &row.time[k * m_count];
             const double* left_min = &row.prefix_min[k * m_count];
             const std::int32_t* left_arg = &row.prefix_argmin[k * m_count];
@@ -406,7 +431,18 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
                     }
                 }
             }
-        });
+        };
+        if (!filtered) {
+            for_each_state_predecessor(states, j, visit);
+        } else if (j + 1 == s_count || cost.output_transfer_s(j) < upper_bound * max_replicas_d * margin) {
+            // (A stage ending at j < S - 1 pays j's transfer too.)
+            const std::uint64_t* preds = states.chain ? nullptr : states.predecessor_sets.row_words(j);
+            for (std::size_t w = 0; w * 64 < j; ++w) {
+                std::uint64_t word = scratch.useful[w] & (preds ? preds[w] : ~std::uint64_t{0});
+                if (w * 64 + 64 > j) word &= (std::uint64_t{1} << (j - w * 64)) - 1;  // k < j
+                for (; word != 0; word &= word - 1) visit(w * 64 + static_cast<std::size_t>(std::countr_zero(word)));
+            }
+        }
         for (std::size_t m = 1; m < m_count; ++m) {
             double& cell = row.at(j, m);
             pipedream_choice& ch = row.choice[j * m_count + m];
@@ -444,6 +480,70 @@ inline pipedream_stage describe_stage(const layer_graph& graph, const antichain_
 // A chain on one level without memory, transfers or a straight pipeline: the threshold search
 // of partition/pipedream_chain.hpp, its partition timed with PipeDream's formulas. Its answer is
 // within chain_tolerance (relative) of the optimum; PipeDream compatibility asks for 1e-6.
+// A lower bound on the slowest stage of any partition on `max_replicas` or fewer replicas per
+// stage: the stage holding layer l takes at least what l alone would take on its best replica
+// count, since PipeDream's stage time (C + 4 (r - 1) W / (B r)) / r (reference note, section 3)
+// rises with the stage's compute C and parameters W (transfers and memory only add to it). As a
+// function of r it is (C + a) / r - a / r^2 with a = 4 W / B, which rises up to r = 2a / (C + a)
+// <= 2 and falls after, so its least value on [1, R] is at r = 1 or r = R. Only a starting point
+// for the bounded search (each search is exact below its bound, whatever the bound).
+[[nodiscard]] inline double pipedream_layer_lower_bound(const layer_graph& graph, const antichain_states& built,
+                                                        double bandwidth_bytes_per_s, std::int32_t max_replicas) {
+    const auto rd = static_cast<double>(max_replicas);
+    double bound = 0.0;
+    std::size_t next_removed = 0;
+    for (std::size_t i = 0; i < graph.size(); ++i) {
+        if (next_removed < built.removed_layers.size() && built.removed_layers[next_removed] == i) {
+            ++next_removed;
+            continue;
+        }
+        const layer& l = graph.at(i);
+        const double c = l.forward_s + l.backward_s;
+        const double a = 4.0 * l.parameter_bytes / bandwidth_bytes_per_s;
+        bound = std::max(bound, std::min(c, (c + a) / rd - a / (rd * rd)));
+    }
+    return bound;
+}
+
+// The time of a real partition, an upper bound on the optimum for the bounded search: the
+// partitions along one path of the state DAG (from the last state, each time to its last
+// predecessor in the topological order, which is a direct one) are those of a chain, which the
+// chain solver answers quickly for PipeDream's compute and synchronisation terms; its partition
+// is then timed with the full stage cost (transfers and memory included). Infinity when there
+// is none (one state, one machine, a straight pipeline, or the memory check fails).
+[[nodiscard]] inline double pipedream_path_upper_bound(const antichain_states& built, const pipedream_stage_cost& cost,
+                                                       std::int32_t machines, bool straight, bool fewer,
+                                                       pipedream_counters& work) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::size_t s_count = built.states.size();
+    if (straight || machines < 2 || s_count < 2 || built.chain) return inf;
+    std::vector<std::size_t> path = {s_count - 1};
+    while (const auto k = built.predecessor_sets.last(path.back())) path.push_back(*k);
+    if (path.size() < 2) return inf;
+    std::reverse(path.begin(), path.end());
+    std::vector<double> compute, parameter;
+    compute.reserve(path.size());
+    parameter.reserve(path.size());
+    for (const std::size_t j : path) {
+        compute.push_back(built.states[j].compute_s);
+        parameter.push_back(built.states[j].parameter_bytes);
+    }
+    const auto time_of = [&](const std::vector<chain_stage>& stages) {
+        double slowest = 0.0;
+        std::int32_t before = 0;
+        for (const chain_stage& st : stages) {
+            const stage_candidate c{.first_state = st.first_state == 0 ? 0 : path[st.first_state - 1] + 1,
+                                    .end_state = path[st.end_state - 1] + 1, .replicas = st.replicas,
+                                    .devices_before = before, .devices_total = machines};
+            slowest = std::max(slowest, cost.stage_time_s(c));
+            before += st.replicas;
+        }
+        return slowest;
+    };
+    pipedream_chain_solver solver(compute, parameter, cost.level().bandwidth_bytes_per_s, machines, fewer);
+    return time_of(solver.solve(time_of, 0.02, work.threshold_decisions));
+}
+
 inline constexpr double chain_tolerance = 1e-10;
 
 inline pipedream_result pipedream_chain_partition(const layer_graph& graph, const antichain_states& built,
@@ -506,7 +606,7 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
     if (levels > 1 && !built.chain) {
         is_pred.assign(s_count, std::vector<bool>(s_count, false));
         for (std::size_t j = 0; j < s_count; ++j)
-            for (const std::size_t k : states[j].predecessors) is_pred[j][k] = true;
+            for_each_state_predecessor(built, j, [&](std::size_t k) { is_pred[j][k] = true; });
     }
     std::vector<double> table;  // the previous level's A[i][j][M-1], (S + 1) x S; empty at level 1
     double within = 1.0;
@@ -529,15 +629,27 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
             // below its bound).
             double bound = std::numeric_limits<double>::infinity();
             if (levels == 1) {
-                const double lower = cost.compute_s(0, s_count) / static_cast<double>(machines);
+                const double lower = std::max(cost.compute_s(0, s_count) / static_cast<double>(machines),
+                                              detail::pipedream_layer_lower_bound(graph, built, cost.level().bandwidth_bytes_per_s,
+                                                                                  options.straight_pipeline ? 1 : machines));
                 if (lower > 0.0 && std::isfinite(lower)) bound = 1.1 * lower;
             }
+            // No search past the time of a partition in hand (just above it, so that the
+            // partition itself is below the bound).
+            const double cap = levels == 1 ? detail::pipedream_path_upper_bound(built, cost, machines, options.straight_pipeline,
+                                                                                options.use_fewer_machines, work) *
+                                                 (1.0 + 1e-9)
+                                           : std::numeric_limits<double>::infinity();
+            // A cap within the first two bounds: one search below the cap, sure to succeed,
+            // costs no more than one that may fail.
+            if (cap <= 1.5 * bound) bound = cap;
             while (true) {
+                bound = std::min(bound, cap);
                 detail::solve_pipedream_row(cost, built, nullptr, 0, machines, options.straight_pipeline,
                                             options.use_fewer_machines, row, scratch, work, bound);
                 if (row.at(s_count - 1, static_cast<std::size_t>(machines) - 1) < bound || std::isinf(bound)) break;
                 ++work.searches_retried;
-                bound = bound < 16.0 * cost.compute_s(0, s_count) / static_cast<double>(machines)
+                bound = bound < cap && bound < 16.0 * cost.compute_s(0, s_count) / static_cast<double>(machines)
                             ? 1.5 * bound
                             : std::numeric_limits<double>::infinity();
             }
