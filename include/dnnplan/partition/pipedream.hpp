@@ -521,27 +521,47 @@ inline pipedream_stage describe_stage(const layer_graph& graph, const antichain_
     while (const auto k = built.predecessor_sets.last(path.back())) path.push_back(*k);
     if (path.size() < 2) return inf;
     std::reverse(path.begin(), path.end());
-    std::vector<double> compute, parameter;
-    compute.reserve(path.size());
-    parameter.reserve(path.size());
-    for (const std::size_t j : path) {
-        compute.push_back(built.states[j].compute_s);
-        parameter.push_back(built.states[j].parameter_bytes);
+    // With transfers the chain solver's partition (which ignores them) may cut where the
+    // activations are large; cutting only at states whose transfer is at most a quantile of
+    // those along the path (any subsequence of a path is a path) gives more partitions to time.
+    std::vector<double> limits = {inf};
+    if (cost.level().activation_compression_ratio) {
+        std::vector<double> transfers;
+        for (std::size_t i = 0; i + 1 < path.size(); ++i) transfers.push_back(cost.output_transfer_s(path[i]));
+        std::sort(transfers.begin(), transfers.end());
+        for (const std::size_t q : {std::size_t{1}, std::size_t{2}, std::size_t{3}})
+            limits.push_back(transfers[std::min(transfers.size() - 1, transfers.size() * q / 4)]);
     }
-    const auto time_of = [&](const std::vector<chain_stage>& stages) {
-        double slowest = 0.0;
-        std::int32_t before = 0;
-        for (const chain_stage& st : stages) {
-            const stage_candidate c{.first_state = st.first_state == 0 ? 0 : path[st.first_state - 1] + 1,
-                                    .end_state = path[st.end_state - 1] + 1, .replicas = st.replicas,
-                                    .devices_before = before, .devices_total = machines};
-            slowest = std::max(slowest, cost.stage_time_s(c));
-            before += st.replicas;
-        }
-        return slowest;
-    };
-    pipedream_chain_solver solver(compute, parameter, cost.level().bandwidth_bytes_per_s, machines, fewer);
-    return time_of(solver.solve(time_of, 0.02, work.threshold_decisions));
+    double best = inf;
+    std::vector<std::size_t> kept;
+    std::vector<double> compute, parameter;
+    for (const double limit : limits) {
+        kept.clear();
+        compute.clear();
+        parameter.clear();
+        for (std::size_t i = 0; i < path.size(); ++i)
+            if (i + 1 == path.size() || cost.output_transfer_s(path[i]) <= limit) {
+                kept.push_back(path[i]);
+                compute.push_back(built.states[path[i]].compute_s);
+                parameter.push_back(built.states[path[i]].parameter_bytes);
+            }
+        if (kept.size() < 2) continue;
+        const auto time_of = [&](const std::vector<chain_stage>& stages) {
+            double slowest = 0.0;
+            std::int32_t before = 0;
+            for (const chain_stage& st : stages) {
+                const stage_candidate c{.first_state = st.first_state == 0 ? 0 : kept[st.first_state - 1] + 1,
+                                        .end_state = kept[st.end_state - 1] + 1, .replicas = st.replicas,
+                                        .devices_before = before, .devices_total = machines};
+                slowest = std::max(slowest, cost.stage_time_s(c));
+                before += st.replicas;
+            }
+            return slowest;
+        };
+        pipedream_chain_solver solver(compute, parameter, cost.level().bandwidth_bytes_per_s, machines, fewer);
+        best = std::min(best, time_of(solver.solve(time_of, 0.02, work.threshold_decisions)));
+    }
+    return best;
 }
 
 inline constexpr double chain_tolerance = 1e-10;
