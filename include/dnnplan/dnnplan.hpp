@@ -12,7 +12,14 @@
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/core/workload.hpp>
 
+#include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/linear_time.hpp>
+#include <dnnplan/fit/nonlinear.hpp>
+#include <dnnplan/fit/optimus.hpp>
+#include <dnnplan/fit/ps_async.hpp>
+#include <dnnplan/fit/quality.hpp>
+#include <dnnplan/fit/spotdnn_loss.hpp>
+#include <dnnplan/fit/sync_data_parallel.hpp>
 
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/concepts.hpp>
@@ -20,7 +27,10 @@
 #include <dnnplan/model/cost.hpp>
 #include <dnnplan/model/heterogeneous_ps.hpp>
 #include <dnnplan/model/memory.hpp>
+#include <dnnplan/model/optimus.hpp>
 #include <dnnplan/model/pipeline_1f1b.hpp>
+#include <dnnplan/model/ps_load_contention.hpp>
+#include <dnnplan/model/sync_data_parallel.hpp>
 
 #include <dnnplan/partition/antichain.hpp>
 #include <dnnplan/partition/layer_chain.hpp>
@@ -32,9 +42,13 @@
 #include <dnnplan/search/exact.hpp>
 #include <dnnplan/search/exhaustive.hpp>
 #include <dnnplan/search/outcome.hpp>
+#include <dnnplan/search/pareto.hpp>
 #include <dnnplan/search/sliding_window.hpp>
 
 #include <dnnplan/solve/hybrid_parallel.hpp>
 #include <dnnplan/solve/spot_provision.hpp>
+#include <dnnplan/solve/vm_recommend.hpp>
+#include <dnnplan/solve/vm_request.hpp>
 
 #include <dnnplan/io/pipedream_graph.hpp>
+#include <dnnplan/io/pollux_trace.hpp>

@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/json_checks.hpp"
+
 #include <cmath>
 #include <limits>
 #include <string>
@@ -37,28 +39,8 @@ ordered_json problem_document() {
     return j;
 }
 
-/// Written, read back and written again: the same document (every field survives), through
-/// both document types.
-template <class T>
-void check_round_trip(const T& value) {
-    const nlohmann::json plain = value;
-    const ordered_json ordered = value;
-    CHECK(nlohmann::json(plain.get<T>()) == plain);
-    CHECK(ordered_json(ordered.get<T>()) == ordered);
-    CHECK(ordered_json(ordered_json::parse(ordered.dump()).get<T>()) == ordered);
-}
-
-template <class T>
-void check_rejected(const ordered_json& j, const std::string& field, const std::string& text = "") {
-    INFO(j.dump());
-    try {
-        static_cast<void>(j.get<T>());
-        FAIL("accepted");
-    } catch (const dnnplan::invalid_input& e) {
-        CHECK(e.field() == field);
-        if (!text.empty()) CHECK_THAT(e.what(), Contains(text));
-    }
-}
+using dnnplan_test::check_rejected;
+using dnnplan_test::check_round_trip;
 
 }  // namespace
 

@@ -1023,6 +1023,20 @@ template <class... Input>
     return parse_document(text.data(), text.data() + text.size());
 }
 
+/// A T read with its from_json (found by ADL) from a whole document: a stream, or text.
+template <class T>
+[[nodiscard]] T read_document(std::istream& in) {
+    T out;
+    from_json(parse_document(in), out);
+    return out;
+}
+template <class T>
+[[nodiscard]] T read_text(std::string_view text) {
+    T out;
+    from_json(parse_text(text), out);
+    return out;
+}
+
 }  // namespace dnnplan::detail::json_io
 
 namespace dnnplan {
@@ -1416,28 +1430,20 @@ void from_json(const Json& j, layer_graph& out) { detail::json_io::read_root(j, 
 /// Reads a problem file. Malformed JSON: parse_error("byte N", ...); anything else wrong:
 /// invalid_input naming the field.
 [[nodiscard]] inline spot_request parse_spot_request(std::istream& in) {
-    spot_request request;
-    from_json(detail::json_io::parse_document(in), request);
-    return request;
+    return detail::json_io::read_document<spot_request>(in);
 }
 
 [[nodiscard]] inline spot_request parse_spot_request(std::string_view text) {
-    spot_request request;
-    from_json(detail::json_io::parse_text(text), request);
-    return request;
+    return detail::json_io::read_text<spot_request>(text);
 }
 
 /// Reads a result written by to_json_text(); "counts" keep the document's order.
 [[nodiscard]] inline spot_result parse_spot_result(std::istream& in) {
-    spot_result result;
-    from_json(detail::json_io::parse_document(in), result);
-    return result;
+    return detail::json_io::read_document<spot_result>(in);
 }
 
 [[nodiscard]] inline spot_result parse_spot_result(std::string_view text) {
-    spot_result result;
-    from_json(detail::json_io::parse_text(text), result);
-    return result;
+    return detail::json_io::read_text<spot_result>(text);
 }
 
 // =============================================================================================
@@ -2028,17 +2034,876 @@ void from_json(const Json& j, replan_result& out) { detail::json_io::read_root(j
 /// Reads a container catalog (e.g. examples/data/containers.json). Malformed JSON:
 /// parse_error("byte N", ...); anything else wrong: invalid_input naming the field.
 [[nodiscard]] inline container_catalog parse_container_catalog(std::istream& in) {
-    container_catalog catalog;
-    from_json(detail::json_io::parse_document(in), catalog);
-    return catalog;
+    return detail::json_io::read_document<container_catalog>(in);
 }
 
 [[nodiscard]] inline container_catalog parse_container_catalog(std::string_view text) {
-    container_catalog catalog;
-    from_json(detail::json_io::parse_text(text), catalog);
-    return catalog;
+    return detail::json_io::read_text<container_catalog>(text);
 }
 
 // ---- end of the pipeline models, partitioner and hybrid-parallel planner section -------------
 
 }  // namespace dnnplan
+
+// ---- the synchronous data-parallel model and its fit (model/sync_data_parallel.hpp,
+// fit/sync_data_parallel.hpp) ---------------------------------------------------------------
+//   pollux_params:   {"alpha_c_s", "beta_c_s", "alpha_n_s", "beta_n_s", "alpha_r_s", "beta_r_s", "gamma",
+//                     "delta_n_s"? (0), "batch_exponent"? (1)}; the two variant fields are written
+//                    only when they differ from Pollux's form; then pollux_params::validate
+//   sync_fit_result: {"model": "sync-data-parallel"?, "variant"? ("pollux" | "node-term" |
+//                     "batch-power" | "node-term+batch-power"; absent = "pollux"; always written),
+//                     "params": pollux_params, "pinned": [name],
+//                     "quality": {"samples", "rmse", "median_ape_ratio", "p90_ape_ratio", "r_squared"},
+//                     "covariance": [[P numbers] x P] (P = 7, 8 or 9 by variant), "residual_variance", "degrees_of_freedom",
+//                     "status": "converged" | "max_iterations", "iterations"}
+//                    r_squared null = NaN, residual_variance null = +inf; then sync_fit_result::validate.
+//                    degrees_of_freedom may be negative (an integer); "model" is written and, when
+//                    present, must be "sync-data-parallel".
+// Included here, not at the top, so that this section is one contiguous block.
+#include <dnnplan/fit/sync_data_parallel.hpp>
+
+namespace dnnplan::detail::json_io {
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, pollux_params& out) {
+    const object_reader<Json> in(j, path,
+                                 {"alpha_c_s", "beta_c_s", "alpha_n_s", "beta_n_s", "alpha_r_s", "beta_r_s", "gamma",
+                                  "delta_n_s", "batch_exponent"});
+    in.required("alpha_c_s", out.alpha_c_s);
+    in.required("beta_c_s", out.beta_c_s);
+    in.required("alpha_n_s", out.alpha_n_s);
+    in.required("beta_n_s", out.beta_n_s);
+    in.required("alpha_r_s", out.alpha_r_s);
+    in.required("beta_r_s", out.beta_r_s);
+    in.required("gamma", out.gamma);
+    in.optional("delta_n_s", out.delta_n_s);
+    in.optional("batch_exponent", out.batch_exponent);
+}
+
+/// A number, or null for `when_null` (JSON has no NaN or infinity).
+template <document Json>
+void read_number_or_null(const object_reader<Json>& in, std::string_view key, double when_null, double& out) {
+    std::optional<double> value;
+    in.required(key, value);
+    out = value ? *value : when_null;
+}
+
+/// Any integer (degrees of freedom may be negative); the unsigned reader does not take those.
+template <document Json>
+void read_signed(const object_reader<Json>& in, std::string_view key, std::int64_t& out) {
+    const Json& v = in.at(key, "an integer");
+    if (!v.is_number_integer() && !v.is_number_unsigned()) fail(in.path_of(key), value_text(v), "an integer");
+    if (v.is_number_unsigned() && v.template get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        fail(in.path_of(key), value_text(v), "an integer");
+    out = v.template get<std::int64_t>();
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, sync_fit_result& out) {
+    const object_reader<Json> in(j, path,
+                                 {"model", "variant", "params", "pinned", "quality", "covariance", "residual_variance",
+                                  "degrees_of_freedom", "status", "iterations"});
+    if (const Json* model = in.find("model")) {
+        std::string name;
+        read_value(tag{}, *model, in.path_of("model"), name);
+        if (name != "sync-data-parallel") fail(in.path_of("model"), value_text(*model), "\"sync-data-parallel\"");
+    }
+    if (const Json* variant = in.find("variant")) {
+        std::string name;
+        read_value(tag{}, *variant, in.path_of("variant"), name);
+        out.variant = parse_sync_variant(name, in.path_of("variant"));
+    }
+    in.required("params", out.params);
+    in.required("pinned", out.pinned);
+    {
+        const object_reader<Json> q(in.at("quality", "an object"), in.path_of("quality"),
+                                    {"samples", "rmse", "median_ape_ratio", "p90_ape_ratio", "r_squared"});
+        read_signed(q, "samples", out.quality.samples);
+        q.required("rmse", out.quality.rmse);
+        q.required("median_ape_ratio", out.quality.median_ape_ratio);
+        q.required("p90_ape_ratio", out.quality.p90_ape_ratio);
+        read_number_or_null(q, "r_squared", std::numeric_limits<double>::quiet_NaN(), out.quality.r_squared);
+    }
+    std::vector<std::vector<double>> rows;
+    in.required("covariance", rows);
+    const auto count = static_cast<std::size_t>(sync_param_count(out.variant));
+    const std::string size = std::to_string(count);
+    if (rows.size() != count)
+        fail(in.path_of("covariance"), std::to_string(rows.size()) + " rows", size + " rows of " + size + " numbers");
+    out.covariance = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(count));
+    for (std::size_t r = 0; r < count; ++r) {
+        if (rows[r].size() != count)
+            fail(element_path(in.path_of("covariance"), r), std::to_string(rows[r].size()) + " numbers", size + " numbers");
+        for (std::size_t c = 0; c < count; ++c)
+            out.covariance(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = rows[r][c];
+    }
+    read_number_or_null(in, "residual_variance", std::numeric_limits<double>::infinity(), out.residual_variance);
+    read_signed(in, "degrees_of_freedom", out.degrees_of_freedom);
+    std::string status;
+    in.required("status", status);
+    if (status == to_string(fit_status::converged)) out.status = fit_status::converged;
+    else if (status == to_string(fit_status::max_iterations)) out.status = fit_status::max_iterations;
+    else fail(in.path_of("status"), value_text(in.at("status", "")), "\"converged\" or \"max_iterations\"");
+    in.required("iterations", out.iterations);
+}
+
+}  // namespace dnnplan::detail::json_io
+
+namespace dnnplan {
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const pollux_params& p) {
+    j = Json::object();
+    j["alpha_c_s"] = p.alpha_c_s;
+    j["beta_c_s"] = p.beta_c_s;
+    j["alpha_n_s"] = p.alpha_n_s;
+    j["beta_n_s"] = p.beta_n_s;
+    j["alpha_r_s"] = p.alpha_r_s;
+    j["beta_r_s"] = p.beta_r_s;
+    j["gamma"] = p.gamma;
+    if (p.delta_n_s != 0.0) j["delta_n_s"] = p.delta_n_s;
+    if (p.batch_exponent != 1.0) j["batch_exponent"] = p.batch_exponent;
+}
+/// Strict read, then pollux_params::validate (fields named from the root: "gamma").
+template <detail::json_io::document Json>
+void from_json(const Json& j, pollux_params& out) {
+    pollux_params value;
+    detail::json_io::read_root(j, value);
+    value.validate("");
+    out = value;
+}
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const sync_fit_result& r) {
+    const auto number_or_null = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+    j = Json::object();
+    j["model"] = "sync-data-parallel";
+    j["variant"] = std::string(to_string(r.variant));
+    j["params"] = r.params;
+    j["pinned"] = r.pinned;
+    Json quality = Json::object();
+    quality["samples"] = r.quality.samples;
+    quality["rmse"] = r.quality.rmse;
+    quality["median_ape_ratio"] = r.quality.median_ape_ratio;
+    quality["p90_ape_ratio"] = r.quality.p90_ape_ratio;
+    quality["r_squared"] = number_or_null(r.quality.r_squared);
+    j["quality"] = std::move(quality);
+    Json rows = Json::array();
+    for (Eigen::Index row = 0; row < r.covariance.rows(); ++row) {
+        Json values = Json::array();
+        for (Eigen::Index col = 0; col < r.covariance.cols(); ++col) values.push_back(r.covariance(row, col));
+        rows.push_back(std::move(values));
+    }
+    j["covariance"] = std::move(rows);
+    j["residual_variance"] = number_or_null(r.residual_variance);
+    j["degrees_of_freedom"] = r.degrees_of_freedom;
+    j["status"] = std::string(to_string(r.status));
+    j["iterations"] = r.iterations;
+}
+/// Strict read, then sync_fit_result::validate (fields named from the root: "params.gamma").
+template <detail::json_io::document Json>
+void from_json(const Json& j, sync_fit_result& out) {
+    sync_fit_result value;
+    detail::json_io::read_root(j, value);
+    value.validate("");
+    out = std::move(value);
+}
+
+/// The fit as text, keys in the order of the comment above.
+[[nodiscard]] inline std::string to_json_text(const sync_fit_result& result, int indent = 2) {
+    const nlohmann::ordered_json j = result;
+    return j.dump(indent);
+}
+
+/// Reads a fit written by to_json_text (the params JSON of `fit_model predict`). Malformed JSON:
+/// parse_error("byte N", ...); anything else wrong: invalid_input naming the field.
+[[nodiscard]] inline sync_fit_result parse_sync_fit_result(std::istream& in) {
+    return detail::json_io::read_document<sync_fit_result>(in);
+}
+
+[[nodiscard]] inline sync_fit_result parse_sync_fit_result(std::string_view text) {
+    return detail::json_io::read_text<sync_fit_result>(text);
+}
+
+}  // namespace dnnplan
+
+// ---- end of the synchronous data-parallel section -------------------------------------------
+
+// ---- the asynchronous parameter-server fit (fit/ps_async.hpp) --------------------------------
+//   ps_cluster_set:      {"per_worker_batch", "parameter_bytes"?, "samples": [{"counts": {NAME: count},
+//                         "iterations_per_s"?, "parameter_servers"? (default 1)}]}, then validate
+//   ps_async_fit_result: {"model": "ps-async"?, "contention_model"?: "spotdnn" (default) | "load",
+//                         "types": [{"name", "gpus", "worker_batch"}],
+//                         "network": ps_network (B_ps per PS), "compute_s": [s per type],
+//                         "pinned": [{"name", "value", "reason"}], "free_names": [name],
+//                         "covariance": [[p numbers] x p], "residual_variance" (null = +inf),
+//                         "degrees_of_freedom", "quality": {...}, "status", "iterations"}, then validate
+// Included here, not at the top, so that this section is one contiguous block.
+#include <dnnplan/fit/ps_async.hpp>
+
+namespace dnnplan::detail::json_io {
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, named_cluster_sample& out) {
+    const object_reader<Json> in(j, path, {"counts", "iterations_per_s", "parameter_servers"});
+    in.required("counts", out.counts);
+    in.optional("iterations_per_s", out.iterations_per_s);
+    in.optional("parameter_servers", out.parameter_servers);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, ps_cluster_set& out) {
+    const object_reader<Json> in(j, path, {"per_worker_batch", "parameter_bytes", "samples"});
+    in.required("per_worker_batch", out.per_worker_batch);
+    in.optional("parameter_bytes", out.parameter_bytes);
+    in.required("samples", out.samples);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, ps_async_worker_type& out) {
+    const object_reader<Json> in(j, path, {"name", "gpus", "worker_batch"});
+    in.required("name", out.name);
+    in.required("gpus", out.gpus);
+    in.required("worker_batch", out.worker_batch);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, pinned_parameter& out) {
+    const object_reader<Json> in(j, path, {"name", "value", "reason"});
+    in.required("name", out.name);
+    in.required("value", out.value);
+    in.required("reason", out.reason);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, ps_async_fit_result& out) {
+    const object_reader<Json> in(j, path,
+                                 {"model", "contention_model", "types", "network", "compute_s", "pinned", "free_names",
+                                  "covariance", "residual_variance", "degrees_of_freedom", "quality", "status",
+                                  "iterations"});
+    if (const Json* model = in.find("model")) {
+        if (!model->is_string() || model->template get<std::string>() != "ps-async")
+            fail(in.path_of("model"), value_text(*model), "\"ps-async\"");
+    }
+    if (const Json* contention = in.find("contention_model")) {
+        if (!contention->is_string()) fail(in.path_of("contention_model"), value_text(*contention), "\"spotdnn\" or \"load\"");
+        out.contention_model =
+            parse_ps_contention_model(contention->template get<std::string>(), in.path_of("contention_model"));
+    }
+    in.required("types", out.types);
+    in.required("network", out.network);
+    in.required("compute_s", out.compute_s);
+    in.required("pinned", out.pinned);
+    in.required("free_names", out.free_names);
+    std::vector<std::vector<double>> rows;
+    in.required("covariance", rows);
+    const std::size_t p = out.free_names.size();
+    if (rows.size() != p)
+        fail(in.path_of("covariance"), std::to_string(rows.size()) + " rows", "one row per entry of free_names");
+    out.covariance = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(p), static_cast<Eigen::Index>(p));
+    for (std::size_t r = 0; r < p; ++r) {
+        if (rows[r].size() != p)
+            fail(element_path(in.path_of("covariance"), r), std::to_string(rows[r].size()) + " numbers",
+                 "one number per entry of free_names");
+        for (std::size_t c = 0; c < p; ++c) out.covariance(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = rows[r][c];
+    }
+    std::optional<double> variance;
+    in.required("residual_variance", variance);
+    out.residual_variance = variance ? *variance : std::numeric_limits<double>::infinity();
+    const Json& dof = in.at("degrees_of_freedom", "an integer");
+    if (!dof.is_number_integer() && !dof.is_number_unsigned())
+        fail(in.path_of("degrees_of_freedom"), value_text(dof), "an integer");
+    out.degrees_of_freedom = dof.template get<std::int64_t>();
+    {
+        const object_reader<Json> q(in.at("quality", "an object"), in.path_of("quality"),
+                                    {"samples", "rmse", "median_ape_ratio", "p90_ape_ratio", "r_squared"});
+        std::int64_t samples = 0;
+        q.required("samples", samples);
+        out.quality.samples = samples;
+        q.required("rmse", out.quality.rmse);
+        q.required("median_ape_ratio", out.quality.median_ape_ratio);
+        q.required("p90_ape_ratio", out.quality.p90_ape_ratio);
+        std::optional<double> r2;
+        q.required("r_squared", r2);
+        out.quality.r_squared = r2 ? *r2 : std::numeric_limits<double>::quiet_NaN();
+    }
+    std::string status;
+    in.required("status", status);
+    if (status == to_string(fit_status::converged)) out.status = fit_status::converged;
+    else if (status == to_string(fit_status::max_iterations)) out.status = fit_status::max_iterations;
+    else fail(in.path_of("status"), value_text(in.at("status", "")), "\"converged\" or \"max_iterations\"");
+    in.required("iterations", out.iterations);
+}
+
+}  // namespace dnnplan::detail::json_io
+
+namespace dnnplan {
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const ps_async_fit_result& r) {
+    const auto number_or_null = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+    j = Json::object();
+    j["model"] = "ps-async";
+    j["contention_model"] = std::string(to_string(r.contention_model));
+    Json types = Json::array();
+    for (const auto& t : r.types) {
+        Json e = Json::object();
+        e["name"] = t.name;
+        e["gpus"] = t.gpus;
+        e["worker_batch"] = t.worker_batch;
+        types.push_back(std::move(e));
+    }
+    j["types"] = std::move(types);
+    j["network"] = r.network;
+    j["compute_s"] = r.compute_s;
+    Json pinned = Json::array();
+    for (const auto& p : r.pinned) {
+        Json e = Json::object();
+        e["name"] = p.name;
+        e["value"] = p.value;
+        e["reason"] = p.reason;
+        pinned.push_back(std::move(e));
+    }
+    j["pinned"] = std::move(pinned);
+    j["free_names"] = r.free_names;
+    Json rows = Json::array();
+    for (Eigen::Index row = 0; row < r.covariance.rows(); ++row) {
+        Json values = Json::array();
+        for (Eigen::Index col = 0; col < r.covariance.cols(); ++col) values.push_back(r.covariance(row, col));
+        rows.push_back(std::move(values));
+    }
+    j["covariance"] = std::move(rows);
+    j["residual_variance"] = number_or_null(r.residual_variance);
+    j["degrees_of_freedom"] = r.degrees_of_freedom;
+    Json quality = Json::object();
+    quality["samples"] = r.quality.samples;
+    quality["rmse"] = r.quality.rmse;
+    quality["median_ape_ratio"] = r.quality.median_ape_ratio;
+    quality["p90_ape_ratio"] = r.quality.p90_ape_ratio;
+    quality["r_squared"] = number_or_null(r.quality.r_squared);
+    j["quality"] = std::move(quality);
+    j["status"] = std::string(to_string(r.status));
+    j["iterations"] = r.iterations;
+}
+/// Strict read, then ps_async_fit_result::validate (fields named from the root).
+template <detail::json_io::document Json>
+void from_json(const Json& j, ps_async_fit_result& out) {
+    ps_async_fit_result value;
+    detail::json_io::read_value(detail::json_io::tag{}, j, std::string(), value);
+    value.validate("");
+    out = std::move(value);
+}
+
+/// The fit as text (the params JSON of `fit_model fit --model ps-async`).
+[[nodiscard]] inline std::string to_json_text(const ps_async_fit_result& result, int indent = 2) {
+    const nlohmann::ordered_json j = result;
+    return j.dump(indent);
+}
+
+[[nodiscard]] inline ps_async_fit_result parse_ps_async_fit_result(std::istream& in) {
+    return detail::json_io::read_document<ps_async_fit_result>(in);
+}
+
+[[nodiscard]] inline ps_async_fit_result parse_ps_async_fit_result(std::string_view text) {
+    return detail::json_io::read_text<ps_async_fit_result>(text);
+}
+
+/// A clusters file. Malformed JSON: parse_error("byte N", ...); anything else wrong:
+/// invalid_input naming the field ("samples[2].counts.v100").
+[[nodiscard]] inline ps_cluster_set parse_ps_cluster_set(std::istream& in) {
+    ps_cluster_set set;
+    detail::json_io::read_value(detail::json_io::tag{}, detail::json_io::parse_document(in), std::string(), set);
+    set.validate("");
+    return set;
+}
+
+[[nodiscard]] inline ps_cluster_set parse_ps_cluster_set(std::string_view text) {
+    ps_cluster_set set;
+    detail::json_io::read_value(detail::json_io::tag{}, detail::json_io::parse_text(text), std::string(), set);
+    set.validate("");
+    return set;
+}
+
+}  // namespace dnnplan
+
+// ---- end of the asynchronous parameter-server fit section -------------------------------------
+
+// ---- the VM recommender (solve/vm_recommend.hpp, solve/vm_request.hpp) ------------------------
+// Same rules as the rest of this header. "?": optional (absent: the struct's default).
+//   vm_objective:     "min_cost" | "max_throughput" | "max_samples_per_usd"
+//   vm_method:        "branch_and_bound" | "exhaustive"
+//   batch_policy:     "equal" | "balanced";  batch_basis: "per_replica" | "global"
+//   vm_work:          {"samples"?, "epochs"?, "dataset_samples"?}                    then validate
+//   vm_constraints:   {"max_usd_per_h"? (null: no budget), "min_samples_per_s"?,
+//                      "deadline_s"? (null: none), "max_instances"?, "max_distinct_types"?,
+//                      "allowed_types"? [name], "allowed_price_kinds"? [price_kind]}
+//                     read on its own: validate with the allowed names as the catalog and work
+//                     assumed given (the catalog and work checks run inside a vm_problem)
+//   vm_problem:       {"catalog", "work"?, "constraints"?, "objective"?}               then validate
+//   vm_options:       {"method"?, "pareto"?, "node_budget"?, "evaluation_budget"?, "relative_gap"?}
+//                                                                                      then validate
+//   gpu_compute:      {"alpha_c_s", "beta_c_s"}                                        then validate
+//   ring_allreduce:   {"parameter_bytes", "intra_node_bytes_per_s", "inter_node_bytes_per_s",
+//                      "latency_s"?}                                                   then validate
+//   sync_vm_workload: {"gpu_types": {GPU: gpu_compute}, "instance_gpu_types": {INSTANCE: GPU},
+//                      "network": {"alpha_n_s", "beta_n_s", "alpha_r_s", "beta_r_s", "gamma"},
+//                      "ring"? (null: none), "policy"?, "basis"?, "batch", "accumulation_steps"?}
+//                     read on its own: structure and the fields' ranges, no catalog check
+//   vm_request:       the members of vm_problem side by side with "workload" and "options"?:
+//                     {"catalog", "work"?, "constraints"?, "objective"?, "workload", "options"?}
+//                     then vm_request::validate ("workload.instance_gpu_types.p3.2xlarge", ...)
+//   vm_offer_count:   {"type", "kind": price_kind, "count"}
+//   vm_figures:       {"instances", "gpus", "samples_per_s", "usd_per_h", "samples_per_usd",
+//                      "time_s" (null: no work), "cost_usd" (null: no work)}
+//   vm_configuration: {"offers": [vm_offer_count], "figures": vm_figures}
+//   vm_result:        {"status", "reason", "method", "best" (null: no plan), "objective_value"
+//                      and "objective_bound" (each a number, "inf" or "-inf"; null: NaN, e.g. no
+//                      plan), "counters", "frontier": [vm_configuration], "frontier_status" (null:
+//                      no frontier asked), "frontier_counters"}
+// The network's alpha_c_s and beta_c_s are not written (the model does not use them: each GPU
+// type brings its own) and read back as 0.
+// Included here, not at the top, so that this section is one contiguous block.
+#include <dnnplan/solve/vm_recommend.hpp>
+#include <dnnplan/solve/vm_request.hpp>
+
+namespace dnnplan::detail::json_io {
+
+template <>
+struct enum_names<vm_objective> {
+    static constexpr std::array<enum_entry<vm_objective>, 3> entries{{
+        {to_string(vm_objective::min_cost), vm_objective::min_cost},
+        {to_string(vm_objective::max_throughput), vm_objective::max_throughput},
+        {to_string(vm_objective::max_samples_per_usd), vm_objective::max_samples_per_usd},
+    }};
+};
+
+template <>
+struct enum_names<vm_method> {
+    static constexpr std::array<enum_entry<vm_method>, 2> entries{{
+        {to_string(vm_method::branch_and_bound), vm_method::branch_and_bound},
+        {to_string(vm_method::exhaustive), vm_method::exhaustive},
+    }};
+};
+
+template <>
+struct enum_names<batch_policy> {
+    static constexpr std::array<enum_entry<batch_policy>, 2> entries{{
+        {to_string(batch_policy::equal), batch_policy::equal},
+        {to_string(batch_policy::balanced), batch_policy::balanced},
+    }};
+};
+
+template <>
+struct enum_names<batch_basis> {
+    static constexpr std::array<enum_entry<batch_basis>, 2> entries{{
+        {"per_replica", batch_basis::per_replica},
+        {"global", batch_basis::global},
+    }};
+};
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, vm_work& out) {
+    const object_reader<Json> in(j, path, {"samples", "epochs", "dataset_samples"});
+    in.optional("samples", out.samples);
+    in.optional("epochs", out.epochs);
+    in.optional("dataset_samples", out.dataset_samples);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, vm_constraints& out) {
+    const object_reader<Json> in(j, path,
+                                 {"max_usd_per_h", "min_samples_per_s", "deadline_s", "max_instances",
+                                  "max_distinct_types", "allowed_types", "allowed_price_kinds"});
+    read_number_or_infinity(in, "max_usd_per_h", out.max_usd_per_h, false);
+    in.optional("min_samples_per_s", out.min_samples_per_s);
+    read_number_or_infinity(in, "deadline_s", out.deadline_s, false);
+    in.optional("max_instances", out.max_instances);
+    in.optional("max_distinct_types", out.max_distinct_types);
+    in.optional("allowed_types", out.allowed_types);
+    in.optional("allowed_price_kinds", out.allowed_price_kinds);
+}
+
+template <document Json>
+void read_vm_problem_members(const object_reader<Json>& in, vm_problem& out) {
+    in.required("catalog", out.catalog);
+    in.optional("work", out.work);
+    in.optional("constraints", out.constraints);
+    in.optional("objective", out.objective);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, vm_problem& out) {
+    const object_reader<Json> in(j, path, {"catalog", "work", "constraints", "objective"});
+    read_vm_problem_members(in, out);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, vm_options& out) {
+    const object_reader<Json> in(j, path, {"method", "pareto", "node_budget", "evaluation_budget", "relative_gap"});
+    in.optional("method", out.method);
+    in.optional("pareto", out.pareto);
+    in.optional("node_budget", out.node_budget);
+    in.optional("evaluation_budget", out.evaluation_budget);
+    in.optional("relative_gap", out.relative_gap);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, gpu_compute& out) {
+    const object_reader<Json> in(j, path, {"alpha_c_s", "beta_c_s"});
+    in.required("alpha_c_s", out.alpha_c_s);
+    in.required("beta_c_s", out.beta_c_s);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, ring_allreduce& out) {
+    const object_reader<Json> in(j, path,
+                                 {"parameter_bytes", "intra_node_bytes_per_s", "inter_node_bytes_per_s", "latency_s"});
+    in.required("parameter_bytes", out.parameter_bytes);
+    in.required("intra_node_bytes_per_s", out.intra_node_bytes_per_s);
+    in.required("inter_node_bytes_per_s", out.inter_node_bytes_per_s);
+    in.optional("latency_s", out.latency_s);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, sync_vm_workload& out) {
+    const object_reader<Json> in(j, path,
+                                 {"gpu_types", "instance_gpu_types", "network", "ring", "policy", "basis", "batch",
+                                  "accumulation_steps"});
+    in.required("gpu_types", out.gpu_types);
+    in.required("instance_gpu_types", out.instance_gpu_types);
+    {
+        const object_reader<Json> n(in.at("network", "an object"), in.path_of("network"),
+                                    {"alpha_n_s", "beta_n_s", "alpha_r_s", "beta_r_s", "gamma"});
+        out.network = pollux_params{};
+        n.required("alpha_n_s", out.network.alpha_n_s);
+        n.required("beta_n_s", out.network.beta_n_s);
+        n.required("alpha_r_s", out.network.alpha_r_s);
+        n.required("beta_r_s", out.network.beta_r_s);
+        n.required("gamma", out.network.gamma);
+    }
+    in.optional("ring", out.ring);
+    in.optional("policy", out.policy);
+    in.optional("basis", out.basis);
+    in.required("batch", out.batch);
+    in.optional("accumulation_steps", out.accumulation_steps);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, vm_request& out) {
+    const object_reader<Json> in(j, path, {"catalog", "work", "constraints", "objective", "workload", "options"});
+    read_vm_problem_members(in, out.problem);
+    in.required("workload", out.workload);
+    in.optional("options", out.options);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, vm_offer_count& out) {
+    const object_reader<Json> in(j, path, {"type", "kind", "count"});
+    in.required("type", out.type);
+    in.required("kind", out.kind);
+    in.required("count", out.count);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, vm_figures& out) {
+    const object_reader<Json> in(j, path,
+                                 {"instances", "gpus", "samples_per_s", "usd_per_h", "samples_per_usd", "time_s",
+                                  "cost_usd"});
+    in.required("instances", out.instances);
+    in.required("gpus", out.gpus);
+    in.required("samples_per_s", out.samples_per_s);
+    in.required("usd_per_h", out.usd_per_h);
+    in.required("samples_per_usd", out.samples_per_usd);
+    in.required("time_s", out.time_s);
+    in.required("cost_usd", out.cost_usd);
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, vm_configuration& out) {
+    const object_reader<Json> in(j, path, {"offers", "figures"});
+    in.required("offers", out.offers);
+    in.required("figures", out.figures);
+}
+
+/// A number that may be NaN (null) or infinite ("inf", "-inf": the sign matters, JSON has none).
+template <document Json>
+void read_extended_number(const object_reader<Json>& in, std::string_view key, double& out) {
+    const Json& v = in.at(key, "a number, \"inf\", \"-inf\" or null");
+    if (v.is_null()) {
+        out = std::numeric_limits<double>::quiet_NaN();
+    } else if (v.is_string() && v.template get_ref<const typename Json::string_t&>() == "inf") {
+        out = std::numeric_limits<double>::infinity();
+    } else if (v.is_string() && v.template get_ref<const typename Json::string_t&>() == "-inf") {
+        out = -std::numeric_limits<double>::infinity();
+    } else if (v.is_number()) {
+        read_value(tag{}, v, in.path_of(key), out);
+    } else {
+        fail(in.path_of(key), value_text(v), "a number, \"inf\", \"-inf\" or null");
+    }
+}
+
+template <document Json>
+void write_extended_number(Json& j, std::string_view key, double value) {
+    if (std::isnan(value)) j[std::string(key)] = nullptr;
+    else if (std::isinf(value)) j[std::string(key)] = value > 0 ? "inf" : "-inf";
+    else j[std::string(key)] = value;
+}
+
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, vm_result& out) {
+    const object_reader<Json> in(j, path,
+                                 {"status", "reason", "method", "best", "objective_value", "objective_bound", "counters",
+                                  "frontier", "frontier_status", "frontier_counters"});
+    in.required("status", out.status);
+    in.required("reason", out.reason);
+    in.required("method", out.method);
+    in.required("best", out.best);
+    read_extended_number(in, "objective_value", out.objective_value);
+    read_extended_number(in, "objective_bound", out.objective_bound);
+    in.required("counters", out.counters);
+    in.required("frontier", out.frontier);
+    in.required("frontier_status", out.frontier_status);
+    in.required("frontier_counters", out.frontier_counters);
+}
+
+/// vm_constraints on its own: what can be checked without the catalog and the work.
+inline void validate_vm_constraints_alone(const vm_constraints& c) {
+    instance_catalog names;
+    for (const auto& name : c.allowed_types) names.instances.push_back({.name = name});
+    c.validate(names, true, "");
+}
+
+/// sync_vm_workload on its own: the fields' ranges, no catalog.
+inline void validate_vm_workload_alone(const sync_vm_workload& w) {
+    instance_catalog catalog;
+    for (const auto& [instance, gpu] : w.instance_gpu_types) {
+        static_cast<void>(gpu);
+        catalog.instances.push_back({.name = instance});
+    }
+    w.validate(catalog, "");
+}
+
+}  // namespace dnnplan::detail::json_io
+
+namespace dnnplan {
+
+template <detail::json_io::document Json>
+void to_json(Json& j, vm_objective value) { j = std::string(detail::json_io::enum_name(value)); }
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_objective& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, vm_method value) { j = std::string(detail::json_io::enum_name(value)); }
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_method& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, batch_policy value) { j = std::string(detail::json_io::enum_name(value)); }
+template <detail::json_io::document Json>
+void from_json(const Json& j, batch_policy& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, batch_basis value) { j = std::string(detail::json_io::enum_name(value)); }
+template <detail::json_io::document Json>
+void from_json(const Json& j, batch_basis& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const vm_work& w) {
+    j = Json::object();
+    j["samples"] = w.samples;
+    j["epochs"] = w.epochs;
+    j["dataset_samples"] = w.dataset_samples;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_work& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const vm_constraints& c) {
+    j = Json::object();
+    detail::json_io::write_number_or_null(j, "max_usd_per_h", c.max_usd_per_h);
+    j["min_samples_per_s"] = c.min_samples_per_s;
+    detail::json_io::write_number_or_null(j, "deadline_s", c.deadline_s);
+    j["max_instances"] = c.max_instances;
+    j["max_distinct_types"] = c.max_distinct_types;
+    j["allowed_types"] = c.allowed_types;
+    j["allowed_price_kinds"] = c.allowed_price_kinds;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_constraints& out) {
+    vm_constraints value;
+    detail::json_io::read_root(j, value);
+    detail::json_io::validate_vm_constraints_alone(value);
+    out = std::move(value);
+}
+
+namespace detail::json_io {
+template <document Json>
+void write_vm_problem_members(Json& j, const vm_problem& p) {
+    j["catalog"] = p.catalog;
+    j["work"] = p.work;
+    j["constraints"] = p.constraints;
+    j["objective"] = p.objective;
+}
+}  // namespace detail::json_io
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const vm_problem& p) {
+    j = Json::object();
+    detail::json_io::write_vm_problem_members(j, p);
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_problem& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const vm_options& o) {
+    j = Json::object();
+    j["method"] = o.method;
+    j["pareto"] = o.pareto;
+    j["node_budget"] = o.node_budget;
+    j["evaluation_budget"] = o.evaluation_budget;
+    j["relative_gap"] = o.relative_gap;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_options& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const gpu_compute& c) {
+    j = Json::object();
+    j["alpha_c_s"] = c.alpha_c_s;
+    j["beta_c_s"] = c.beta_c_s;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, gpu_compute& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const ring_allreduce& r) {
+    j = Json::object();
+    j["parameter_bytes"] = r.parameter_bytes;
+    j["intra_node_bytes_per_s"] = r.intra_node_bytes_per_s;
+    j["inter_node_bytes_per_s"] = r.inter_node_bytes_per_s;
+    j["latency_s"] = r.latency_s;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, ring_allreduce& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const sync_vm_workload& w) {
+    j = Json::object();
+    Json gpus = Json::object();
+    for (const auto& [name, compute] : w.gpu_types) gpus[name] = compute;
+    j["gpu_types"] = std::move(gpus);
+    Json instances = Json::object();
+    for (const auto& [instance, gpu] : w.instance_gpu_types) instances[instance] = gpu;
+    j["instance_gpu_types"] = std::move(instances);
+    Json network = Json::object();
+    network["alpha_n_s"] = w.network.alpha_n_s;
+    network["beta_n_s"] = w.network.beta_n_s;
+    network["alpha_r_s"] = w.network.alpha_r_s;
+    network["beta_r_s"] = w.network.beta_r_s;
+    network["gamma"] = w.network.gamma;
+    j["network"] = std::move(network);
+    if (w.ring) j["ring"] = *w.ring;
+    else j["ring"] = nullptr;
+    j["policy"] = w.policy;
+    j["basis"] = w.basis;
+    j["batch"] = w.batch;
+    j["accumulation_steps"] = w.accumulation_steps;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, sync_vm_workload& out) {
+    sync_vm_workload value;
+    detail::json_io::read_root(j, value);
+    detail::json_io::validate_vm_workload_alone(value);
+    out = std::move(value);
+}
+
+/// The problem file: the members of vm_problem, "workload" and "options", side by side.
+template <detail::json_io::document Json>
+void to_json(Json& j, const vm_request& r) {
+    j = Json::object();
+    detail::json_io::write_vm_problem_members(j, r.problem);
+    j["workload"] = r.workload;
+    j["options"] = r.options;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_request& out) { detail::json_io::read_validated_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const vm_offer_count& c) {
+    j = Json::object();
+    j["type"] = c.type;
+    j["kind"] = c.kind;
+    j["count"] = c.count;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_offer_count& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const vm_figures& f) {
+    j = Json::object();
+    j["instances"] = f.instances;
+    j["gpus"] = f.gpus;
+    j["samples_per_s"] = f.samples_per_s;
+    j["usd_per_h"] = f.usd_per_h;
+    j["samples_per_usd"] = f.samples_per_usd;
+    if (f.time_s) j["time_s"] = *f.time_s;
+    else j["time_s"] = nullptr;
+    if (f.cost_usd) j["cost_usd"] = *f.cost_usd;
+    else j["cost_usd"] = nullptr;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_figures& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const vm_configuration& c) {
+    j = Json::object();
+    j["offers"] = Json::array();
+    for (const auto& o : c.offers) j["offers"].push_back(o);
+    j["figures"] = c.figures;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_configuration& out) { detail::json_io::read_root(j, out); }
+
+template <detail::json_io::document Json>
+void to_json(Json& j, const vm_result& r) {
+    j = Json::object();
+    j["status"] = r.status;
+    j["reason"] = r.reason;
+    j["method"] = r.method;
+    if (r.best) j["best"] = *r.best;
+    else j["best"] = nullptr;
+    detail::json_io::write_extended_number(j, "objective_value", r.objective_value);
+    detail::json_io::write_extended_number(j, "objective_bound", r.objective_bound);
+    j["counters"] = r.counters;
+    j["frontier"] = Json::array();
+    for (const auto& c : r.frontier) j["frontier"].push_back(c);
+    if (r.frontier_status) j["frontier_status"] = *r.frontier_status;
+    else j["frontier_status"] = nullptr;
+    j["frontier_counters"] = r.frontier_counters;
+}
+template <detail::json_io::document Json>
+void from_json(const Json& j, vm_result& out) { detail::json_io::read_root(j, out); }
+
+/// The result as text, keys in the order of the layout above.
+[[nodiscard]] inline std::string to_json_text(const vm_result& result, int indent = 2) {
+    const nlohmann::ordered_json j = result;
+    return j.dump(indent);
+}
+
+/// Reads a problem file (examples/data/vm_problem.json). Malformed JSON: parse_error("byte N",
+/// ...); anything else wrong: invalid_input naming the field ("workload.gpu_types.T4.beta_c_s").
+[[nodiscard]] inline vm_request parse_vm_request(std::istream& in) {
+    return detail::json_io::read_document<vm_request>(in);
+}
+
+[[nodiscard]] inline vm_request parse_vm_request(std::string_view text) {
+    return detail::json_io::read_text<vm_request>(text);
+}
+
+[[nodiscard]] inline vm_result parse_vm_result(std::string_view text) {
+    return detail::json_io::read_text<vm_result>(text);
+}
+
+}  // namespace dnnplan
+
+// ---- end of the VM recommender section ----------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 
 namespace dnnplan {
 
@@ -50,6 +51,23 @@ template <asynchronous_throughput_model M>
     out.convergence_coefficient = std::sqrt(rest * rest + others_sq);
     return out;
 }
+
+/// Adapter from an asynchronous per-worker model to cluster_throughput_model: the speed of a
+/// cluster is v = sum_i b_i / T_i of eq. (2) (asp_aggregate). Holds the model by value.
+template <asynchronous_throughput_model M>
+class asp_cluster_throughput {
+public:
+    explicit asp_cluster_throughput(M model) : model_(std::move(model)) {}
+
+    [[nodiscard]] std::size_t type_count() const noexcept { return static_cast<std::size_t>(model_.type_count()); }
+    [[nodiscard]] double samples_per_s(std::span<const std::int32_t> instances_per_type) const noexcept {
+        return asp_aggregate(model_, instances_per_type).samples_per_s;
+    }
+    [[nodiscard]] const M& model() const noexcept { return model_; }
+
+private:
+    M model_;
+};
 
 /// Everything predicted for one cluster: eq. (3) solved for j, T = j * T_exp (eq. 1), and the
 /// billed cost (eq. 11). Allocation-free. Requires a non-empty cluster and a target above

@@ -5,6 +5,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace dnnplan {
 
@@ -17,6 +18,21 @@ concept asynchronous_throughput_model = requires(const M& m, std::size_t k, std:
     { m.type_count() } noexcept -> std::convertible_to<std::size_t>;
     { m.iteration_time_s(k, n) } noexcept -> std::same_as<double>;
     { m.worker_batch(k) } noexcept -> std::same_as<double>;
+};
+
+/// The speed of a whole cluster, whatever the training discipline: a cluster is a count of
+/// instances per type (index k < type_count()), and the model says how many samples per second
+/// it trains. Both the asynchronous spotDNN model (asp_cluster_throughput in model/asp_cluster.hpp)
+/// and the synchronous data-parallel model (sync_cluster_throughput in model/sync_data_parallel.hpp)
+/// satisfy it, so a recommender written against this concept takes either.
+/// Requirements beyond the syntax: instances_per_type.size() == type_count() and every count >= 0;
+/// samples_per_s(...) is finite and >= 0, and 0 for the empty cluster (all counts 0). A cluster the
+/// model cannot run (e.g. a synchronous job whose global batch does not split over its replicas)
+/// gives 0 samples/s, never a negative or non-finite value.
+template <class M>
+concept cluster_throughput_model = requires(const M& m, std::span<const std::int32_t> instances_per_type) {
+    { m.type_count() } noexcept -> std::convertible_to<std::size_t>;
+    { m.samples_per_s(instances_per_type) } noexcept -> std::same_as<double>;
 };
 
 /// An affine function of the weighted-average batch b_w: intercept + slope * b_w.
