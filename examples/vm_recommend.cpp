@@ -1,0 +1,322 @@
+// vm_recommend [PROBLEM.json] [--pareto] [--json] [--svg OUT.svg]
+//
+// Srifty-style VM recommendation (solve/vm_recommend.hpp) for a synchronous data-parallel job
+// (model/sync_data_parallel.hpp). Without PROBLEM it solves the bundled problem
+// (examples/data/vm_problem.json: ResNet-50 on ImageNet, 90 epochs within 12 hours, on the EC2 GPU
+// types of spotDNN's Table III; figures and sources in examples/data/README.md). The file format
+// is docs/problem-format.md ("The VM problem file"). Prints the recommended instances (type,
+// spot or on-demand, count) with samples/s, USD/h, samples per USD and, when the problem gives the
+// work, the time and cost; the status and, when not optimal, the reason and the proven bound.
+// --pareto also computes the exact cost-vs-time Pareto frontier and prints it as a table;
+// --svg writes it as a plot (implies --pareto); --json prints only the result JSON. A malformed
+// file or command line: one line on stderr, exit 2.
+
+#include <dnnplan/io/json.hpp>
+#include <dnnplan/solve/vm_recommend.hpp>
+#include <dnnplan/solve/vm_request.hpp>
+
+#include <dnnplan_examples/bundled_data.hpp>
+
+#include "cli_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+constexpr std::string_view usage = "usage: vm_recommend [PROBLEM.json] [--pareto] [--json] [--svg OUT.svg]";
+
+using dnnplan_examples::command_line_error;
+using dnnplan_examples::open_input;
+
+struct arguments {
+    std::string problem_file;  // empty: the bundled problem
+    bool pareto = false;
+    bool json = false;
+    std::string svg_file;
+};
+
+arguments parse_arguments(int argc, char** argv) {
+    arguments args;
+    const std::vector<std::string_view> a(argv + 1, argv + argc);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::string_view flag = a[i];
+        if (flag == "--pareto") {
+            args.pareto = true;
+        } else if (flag == "--json") {
+            args.json = true;
+        } else if (flag == "--svg") {
+            if (i + 1 >= a.size() || a[i + 1].starts_with("--")) throw command_line_error{"--svg expects a file name"};
+            args.svg_file = std::string(a[++i]);
+            args.pareto = true;
+        } else if (flag == "-h" || flag == "--help") {
+            std::cout << usage << '\n';
+            std::exit(0);
+        } else if (!flag.starts_with("-") && args.problem_file.empty()) {
+            args.problem_file = std::string(flag);
+        } else {
+            throw command_line_error{"unknown argument " + std::string(flag)};
+        }
+    }
+    return args;
+}
+
+std::string fixed(double value, int digits) {
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(digits);
+    out << value;
+    return out.str();
+}
+
+/// "4 x g4dn.12xlarge (spot) + 1 x g4dn.4xlarge (on_demand)".
+std::string describe_offers(const dnnplan::vm_configuration& c) {
+    std::string out;
+    for (const auto& o : c.offers) {
+        if (!out.empty()) out += " + ";
+        out += std::to_string(o.count);
+        out += " x ";
+        out += o.type;
+        out += " (";
+        out += to_string(o.kind);
+        out += ')';
+    }
+    return out;
+}
+
+std::string hours(double seconds) { return fixed(seconds / 3600.0, 2) + " h"; }
+
+/// The objective's value with its unit.
+std::string objective_text(dnnplan::vm_objective objective, bool work_given, double value) {
+    switch (objective) {
+        case dnnplan::vm_objective::min_cost: return fixed(value, 2) + (work_given ? " USD" : " USD/h");
+        case dnnplan::vm_objective::max_throughput: return fixed(value, 1) + " samples/s";
+        case dnnplan::vm_objective::max_samples_per_usd: return fixed(value, 0) + " samples/USD";
+    }
+    return fixed(value, 6);
+}
+
+void print_recommendation(const arguments& args, const dnnplan::vm_request& request, const dnnplan::vm_result& r) {
+    const auto& problem = request.problem;
+    const bool work_given = problem.work.given();
+    std::printf("problem: %s; %zu instance types; objective %s\n",
+                args.problem_file.empty() ? "bundled (ResNet-50 on ImageNet, examples/data/vm_problem.json)"
+                                          : args.problem_file.c_str(),
+                problem.catalog.instances.size(), std::string(to_string(problem.objective)).c_str());
+    const auto& c = problem.constraints;
+    std::string constraints;
+    const auto add = [&](const std::string& text) {
+        if (!constraints.empty()) constraints += ", ";
+        constraints += text;
+    };
+    if (work_given) add("work " + fixed(problem.work.total_samples(), 0) + " samples");
+    if (std::isfinite(c.deadline_s)) add("deadline " + hours(c.deadline_s));
+    if (std::isfinite(c.max_usd_per_h)) add("at most " + fixed(c.max_usd_per_h, 2) + " USD/h");
+    if (c.min_samples_per_s > 0) add("at least " + fixed(c.min_samples_per_s, 1) + " samples/s");
+    if (c.max_instances > 0) add("at most " + std::to_string(c.max_instances) + " instances");
+    if (c.max_distinct_types > 0) add("at most " + std::to_string(c.max_distinct_types) + " types");
+    std::printf("constraints: %s\n\n", constraints.empty() ? "none" : constraints.c_str());
+
+    std::printf("status: %s (%s, %lld nodes, %lld model evaluations)\n", std::string(to_string(r.status)).c_str(),
+                std::string(to_string(r.method)).c_str(), static_cast<long long>(r.counters.nodes),
+                static_cast<long long>(r.counters.clusters_evaluated));
+    if (r.status != dnnplan::solve_status::optimal) std::printf("reason: %s\n", r.reason.c_str());
+    if (!r.best) return;
+    const auto& f = r.best->figures;
+    std::printf("\nrecommended: %s\n", describe_offers(*r.best).c_str());
+    std::printf("  %-18s %lld instances, %lld GPUs\n", "size", static_cast<long long>(f.instances),
+                static_cast<long long>(f.gpus));
+    std::printf("  %-18s %s samples/s\n", "throughput", fixed(f.samples_per_s, 1).c_str());
+    std::printf("  %-18s %s USD/h\n", "price", fixed(f.usd_per_h, 2).c_str());
+    std::printf("  %-18s %s\n", "samples per USD", fixed(f.samples_per_usd, 0).c_str());
+    if (f.time_s) std::printf("  %-18s %s (%s s)\n", "training time", hours(*f.time_s).c_str(), fixed(*f.time_s, 0).c_str());
+    if (f.cost_usd) std::printf("  %-18s %s USD\n", "cost", fixed(*f.cost_usd, 2).c_str());
+    std::printf("  %-18s %s\n", "objective", objective_text(problem.objective, work_given, r.objective_value).c_str());
+    if (r.status != dnnplan::solve_status::optimal) {
+        const bool maximise = problem.objective != dnnplan::vm_objective::min_cost;
+        std::printf("  %-18s the optimum is %s %s", "gap", maximise ? "at most" : "at least",
+                    objective_text(problem.objective, work_given, r.objective_bound).c_str());
+        if (std::isfinite(r.objective_bound) && r.objective_value != 0.0)
+            std::printf(" (%s%% from this plan)",
+                        fixed(100.0 * std::abs(r.objective_value - r.objective_bound) / std::abs(r.objective_value), 2).c_str());
+        std::printf("\n");
+    }
+}
+
+void print_frontier(const dnnplan::vm_request& request, const dnnplan::vm_result& r) {
+    const bool work_given = request.problem.work.given();
+    std::printf("\nPareto frontier (%s): %zu configurations, fastest first\n",
+                r.frontier_status ? std::string(to_string(*r.frontier_status)).c_str() : "not computed", r.frontier.size());
+    if (work_given)
+        std::printf("  %-4s %10s %10s %12s %8s %12s  %s\n", "#", "time h", "cost USD", "samples/s", "USD/h", "samples/USD",
+                    "instances");
+    else
+        std::printf("  %-4s %12s %8s %12s  %s\n", "#", "samples/s", "USD/h", "samples/USD", "instances");
+    for (std::size_t i = 0; i < r.frontier.size(); ++i) {
+        const auto& f = r.frontier[i].figures;
+        if (work_given)
+            std::printf("  %-4zu %10s %10s %12s %8s %12s  %s\n", i + 1, fixed(*f.time_s / 3600.0, 2).c_str(),
+                        fixed(*f.cost_usd, 2).c_str(), fixed(f.samples_per_s, 1).c_str(), fixed(f.usd_per_h, 2).c_str(),
+                        fixed(f.samples_per_usd, 0).c_str(), describe_offers(r.frontier[i]).c_str());
+        else
+            std::printf("  %-4zu %12s %8s %12s  %s\n", i + 1, fixed(f.samples_per_s, 1).c_str(), fixed(f.usd_per_h, 2).c_str(),
+                        fixed(f.samples_per_usd, 0).c_str(), describe_offers(r.frontier[i]).c_str());
+    }
+}
+
+// ---- the frontier plot -----------------------------------------------------------------------
+
+/// Round tick spacing giving about five ticks over [lo, hi].
+double tick_step(double lo, double hi) {
+    const double span = hi > lo ? hi - lo : std::max(std::abs(hi), 1.0);
+    const double step = std::pow(10.0, std::floor(std::log10(span / 5.0)));
+    const double ratio = span / step;
+    return ratio > 25 ? step * 5 : ratio > 10 ? step * 2 : step;
+}
+
+/// Cost (or price) against time (or speed): the frontier's points, the staircase between them
+/// (every point above and to the right of it is dominated), and the recommendation ringed.
+std::string frontier_svg(const dnnplan::vm_request& request, const dnnplan::vm_result& r) {
+    const bool work_given = request.problem.work.given();
+    struct point {
+        double x, y;
+        std::string label;
+    };
+    std::vector<point> points;
+    for (const auto& c : r.frontier) {
+        const auto& f = c.figures;
+        points.push_back({work_given ? *f.time_s / 3600.0 : f.samples_per_s, work_given ? *f.cost_usd : f.usd_per_h,
+                          describe_offers(c)});
+    }
+    const std::string x_label = work_given ? "training time (h)" : "throughput (samples/s)";
+    const std::string y_label = work_given ? "cost to finish the work (USD)" : "price (USD/h)";
+    double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
+    if (!points.empty()) {
+        x_lo = x_hi = points.front().x;
+        y_lo = y_hi = points.front().y;
+        for (const auto& p : points) {
+            x_lo = std::min(x_lo, p.x);
+            x_hi = std::max(x_hi, p.x);
+            y_lo = std::min(y_lo, p.y);
+            y_hi = std::max(y_hi, p.y);
+        }
+    }
+    const double x_step = tick_step(x_lo, x_hi), y_step = tick_step(y_lo, y_hi);
+    x_lo = std::floor(x_lo / x_step) * x_step;
+    x_hi = std::max(std::ceil(x_hi / x_step) * x_step, x_lo + x_step);
+    y_lo = std::floor(y_lo / y_step) * y_step;
+    y_hi = std::max(std::ceil(y_hi / y_step) * y_step, y_lo + y_step);
+    const double left = 90, top = 60, width = 720, height = 420;
+    const auto sx = [&](double v) { return left + width * (v - x_lo) / (x_hi - x_lo); };
+    const auto sy = [&](double v) { return top + height * (1.0 - (v - y_lo) / (y_hi - y_lo)); };
+    std::ostringstream svg;
+    svg << R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" << left + width + 40 << R"(" height=")" << top + height + 80
+        << R"(" font-family="sans-serif" font-size="11">)" << '\n';
+    svg << R"(<rect width="100%" height="100%" fill="white"/>)" << '\n';
+    svg << R"(<text x=")" << left << R"(" y="22" font-size="14">Pareto frontier: )" << points.size()
+        << " configurations (" << (r.frontier_status ? to_string(*r.frontier_status) : "not computed") << ")</text>\n";
+    svg << R"(<text x=")" << left << R"(" y="40" fill="#555">every configuration above and )"
+        << (work_given ? "right" : "left") << " of the staircase is dominated; ringed: the recommendation (" << to_string(request.problem.objective) << ")</text>\n";
+    // Axes, ticks and labels.
+    svg << R"(<line x1=")" << left << R"(" y1=")" << top + height << R"(" x2=")" << left + width << R"(" y2=")" << top + height
+        << R"(" stroke="black"/>)" << '\n';
+    svg << R"(<line x1=")" << left << R"(" y1=")" << top << R"(" x2=")" << left << R"(" y2=")" << top + height
+        << R"(" stroke="black"/>)" << '\n';
+    const int x_digits = x_step < 1 ? static_cast<int>(std::ceil(-std::log10(x_step))) : 0;
+    const int y_digits = y_step < 1 ? static_cast<int>(std::ceil(-std::log10(y_step))) : 0;
+    for (double v = x_lo; v <= x_hi + x_step * 1e-6; v += x_step) {
+        svg << R"(<line x1=")" << sx(v) << R"(" y1=")" << top + height << R"(" x2=")" << sx(v) << R"(" y2=")" << top + height + 5
+            << R"(" stroke="black"/>)" << '\n';
+        svg << R"(<text x=")" << sx(v) << R"(" y=")" << top + height + 18 << R"(" text-anchor="middle">)" << fixed(v, x_digits)
+            << "</text>\n";
+    }
+    for (double v = y_lo; v <= y_hi + y_step * 1e-6; v += y_step) {
+        svg << R"(<line x1=")" << left - 5 << R"(" y1=")" << sy(v) << R"(" x2=")" << left << R"(" y2=")" << sy(v)
+            << R"(" stroke="black"/>)" << '\n';
+        svg << R"(<text x=")" << left - 8 << R"(" y=")" << sy(v) + 4 << R"(" text-anchor="end">)" << fixed(v, y_digits)
+            << "</text>\n";
+    }
+    svg << R"(<text x=")" << left + width / 2 << R"(" y=")" << top + height + 40 << R"(" text-anchor="middle">)" << x_label
+        << "</text>\n";
+    svg << R"(<text transform="translate(20 )" << top + height / 2 << R"svg() rotate(-90)" text-anchor="middle">)svg" << y_label
+        << "</text>\n";
+    // The staircase through the points in the frontier's order (y descending): the boundary of
+    // the dominated region turns at (x_i, y_(i-1)) between consecutive points, with or without work.
+    if (points.size() > 1) {
+        svg << R"(<path fill="none" stroke="#7fb3e6" stroke-width="1.5" d="M)" << sx(points.front().x) << ' '
+            << sy(points.front().y);
+        for (std::size_t i = 1; i < points.size(); ++i)
+            svg << " L" << sx(points[i].x) << ' ' << sy(points[i - 1].y) << " L" << sx(points[i].x) << ' ' << sy(points[i].y);
+        svg << R"("/>)" << '\n';
+    }
+    for (const auto& p : points)
+        svg << R"(<circle cx=")" << sx(p.x) << R"(" cy=")" << sy(p.y) << R"(" r="3.5" fill="#1f5f9f"><title>)" << p.label
+            << ": " << fixed(p.x, 2) << ", " << fixed(p.y, 2) << "</title></circle>\n";
+    if (r.best) {
+        const auto& f = r.best->figures;
+        const double bx = work_given ? *f.time_s / 3600.0 : f.samples_per_s;
+        const double by = work_given ? *f.cost_usd : f.usd_per_h;
+        svg << R"(<circle cx=")" << sx(bx) << R"(" cy=")" << sy(by) << R"(" r="8" fill="none" stroke="#d62728" stroke-width="2"/>)"
+            << '\n';
+        const bool right_half = sx(bx) > left + width / 2;
+        svg << R"(<text x=")" << (right_half ? sx(bx) - 12 : sx(bx) + 12) << R"(" y=")" << sy(by) - 12 << R"(" fill="#d62728" )"
+            << (right_half ? R"(text-anchor="end">)" : ">") << describe_offers(*r.best) << "</text>\n";
+    }
+    svg << "</svg>\n";
+    return svg.str();
+}
+
+int run(int argc, char** argv) {
+    arguments args;
+    dnnplan::vm_request request;
+    try {
+        args = parse_arguments(argc, argv);
+        if (args.problem_file.empty()) {
+            request = dnnplan::parse_vm_request(dnnplan_examples::vm_problem_json);
+        } else {
+            std::ifstream in = open_input(args.problem_file);
+            try {
+                request = dnnplan::parse_vm_request(in);
+            } catch (const dnnplan::error& e) {
+                throw command_line_error{args.problem_file + ": " + e.what()};
+            }
+        }
+        if (args.pareto) request.options.pareto = true;
+    } catch (const command_line_error& e) {
+        std::cerr << "vm_recommend: " << e.message << '\n';
+        return 2;
+    } catch (const dnnplan::error& e) {
+        std::cerr << "vm_recommend: " << e.what() << '\n';
+        return 2;
+    }
+    const dnnplan::vm_result result = dnnplan::recommend_vms(request);
+
+    if (!args.svg_file.empty()) {
+        std::ofstream out(args.svg_file);
+        out << frontier_svg(request, result);
+        if (!out) {
+            std::cerr << "vm_recommend: cannot write " << args.svg_file << '\n';
+            return 2;
+        }
+    }
+    if (args.json) {
+        std::cout << dnnplan::to_json_text(result) << '\n';
+        return 0;
+    }
+    print_recommendation(args, request, result);
+    if (request.options.pareto) print_frontier(request, result);
+    if (!args.svg_file.empty()) std::printf("\nfrontier plot written to %s\n", args.svg_file.c_str());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return dnnplan_examples::guarded_main("vm_recommend", argc, argv, run); }
