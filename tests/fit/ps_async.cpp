@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/checks.hpp"
+
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -26,12 +28,7 @@ ps_async_fit_result truth() {
     return t;
 }
 
-double lognormal_noise(std::mt19937_64& rng, double sigma) {
-    // Box-Muller from the engine's bits (portable across standard libraries).
-    const double u1 = 1.0 - static_cast<double>(rng() >> 11) * 0x1.0p-53;
-    const double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-    return std::exp(sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-}
+double lognormal_noise(std::mt19937_64& rng, double sigma) { return std::exp(sigma * dnnplan_test::standard_normal(rng)); }
 
 std::vector<ps_cluster_sample> synthetic(const ps_async_fit_result& t, double sigma, std::uint64_t seed) {
     std::mt19937_64 rng(seed);

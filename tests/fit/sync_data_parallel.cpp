@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/checks.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -22,12 +24,7 @@ const pollux_params truth{.alpha_c_s = 0.05,
                           .beta_r_s = 0.005,
                           .gamma = 2.0};
 
-/// Portable standard normal from a seeded engine (Box-Muller).
-double normal(std::mt19937_64& g) {
-    const double u1 = 1.0 - static_cast<double>(g() >> 11) * 0x1.0p-53;
-    const double u2 = static_cast<double>(g() >> 11) * 0x1.0p-53;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-}
+double normal(std::mt19937_64& g) { return dnnplan_test::standard_normal(g); }
 
 /// Placements as in the Pollux traces: 1-4 nodes of up to 4 GPUs, batches 16..128.
 std::vector<sync_shape> shapes(std::mt19937_64& g, std::size_t count) {

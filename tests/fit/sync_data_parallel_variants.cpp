@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/checks.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -26,11 +28,7 @@ const pollux_params truth{.alpha_c_s = 0.05,
                           .delta_n_s = 0.03,
                           .batch_exponent = 0.7};
 
-double normal(std::mt19937_64& g) {
-    const double u1 = 1.0 - static_cast<double>(g() >> 11) * 0x1.0p-53;
-    const double u2 = static_cast<double>(g() >> 11) * 0x1.0p-53;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-}
+double normal(std::mt19937_64& g) { return dnnplan_test::standard_normal(g); }
 
 /// 1-4 nodes of 1-4 GPUs each, local batches 16..128.
 std::vector<sync_step_sample> synthetic(const pollux_params& p, std::size_t count, double sigma, std::uint64_t seed) {

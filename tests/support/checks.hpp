@@ -9,7 +9,9 @@
 
 #include <Eigen/Core>
 
+#include <cmath>
 #include <initializer_list>
+#include <random>
 
 namespace dnnplan_test {
 
@@ -30,6 +32,14 @@ inline Eigen::VectorXd vec(std::initializer_list<double> values) {
     Eigen::Index i = 0;
     for (const double x : values) v(i++) = x;
     return v;
+}
+
+/// A standard normal draw from a seeded engine (Box-Muller on the engine's bits: the same
+/// numbers with every standard library, unlike std::normal_distribution).
+inline double standard_normal(std::mt19937_64& g) {
+    const double u1 = 1.0 - static_cast<double>(g() >> 11) * 0x1.0p-53;
+    const double u2 = static_cast<double>(g() >> 11) * 0x1.0p-53;
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
 }  // namespace dnnplan_test
