@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace dnnplan;
@@ -18,8 +19,11 @@ heterogeneous_ps_model artifact_model() {
     const int gpus[] = {1, 1, 2, 4, 8};
     const double batch[] = {1024, 1024, 512, 512, 1024}, speed[] = {1885, 750, 1018, 1995, 2115};
     std::vector<measured_worker_type> m;
-    for (int k = 0; k < 5; ++k)
-        m.push_back({.name = "t" + std::to_string(k), .gpus = gpus[k], .worker_batch = gpus[k] * batch[k], .samples_per_s = speed[k]});
+    for (int k = 0; k < 5; ++k) {
+        std::string name = "t";  // appends: GCC 12 -O3 warns falsely (-Wrestrict) on "t" + string
+        name += std::to_string(k);
+        m.push_back({.name = name, .gpus = gpus[k], .worker_batch = gpus[k] * batch[k], .samples_per_s = speed[k]});
+    }
     return heterogeneous_ps_model::from_measurements(net, m);
 }
 

@@ -107,7 +107,9 @@ random_case random_problem(std::mt19937_64& rng, int max_types = 4) {
         const double spot = 0.2 + 3.0 * unit(rng);
         // Mostly on-demand above spot; sometimes below (then spot is the dominated offer).
         const double on_demand = unit(rng) < 0.8 ? spot * (1.5 + 2.0 * unit(rng)) : spot * (0.5 + 0.5 * unit(rng));
-        p.catalog.instances.push_back(type("t" + std::to_string(k), gpus_d(rng), quota_d(rng), spot, on_demand));
+        std::string name = "t";  // appends: GCC 12 -O3 warns falsely (-Wrestrict) on "t" + string
+        name += std::to_string(k);
+        p.catalog.instances.push_back(type(name, gpus_d(rng), quota_d(rng), spot, on_demand));
         compute.push_back({.alpha_c_s = 0.05 * unit(rng), .beta_c_s = 0.001 + 0.01 * unit(rng)});
     }
     if (unit(rng) < 0.15) p.catalog.instances[0].quota = 0;
