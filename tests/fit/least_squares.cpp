@@ -2,6 +2,9 @@
 // coefficients under noise, the covariance, NNLS against a brute-force KKT oracle, every error.
 
 #include <dnnplan/fit/least_squares.hpp>
+
+#include <Eigen/LU>
+#include <Eigen/QR>
 #include <dnnplan/fit/nonlinear.hpp>  // detail::fit_random: portable seeded draws
 
 #include <catch2/catch.hpp>

@@ -6,8 +6,9 @@
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/detail/validate.hpp>
+#include <dnnplan/fit/numeric_kernels.hpp>
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
@@ -106,8 +107,7 @@ inline void validate_linear_system(const Eigen::MatrixXd& x, const Eigen::Vector
 /// decomposition: pinv(X) pinv(X)^T. Equals (X^T X)^-1 when x has full column rank.
 [[nodiscard]] inline Eigen::MatrixXd unscaled_covariance(const Eigen::MatrixXd& x) {
     if (x.cols() == 0) return Eigen::MatrixXd(0, 0);
-    const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(x);
-    const Eigen::MatrixXd pinv = cod.pseudoInverse();
+    const Eigen::MatrixXd pinv = pseudo_inverse(x);
     return pinv * pinv.transpose();
 }
 
@@ -141,16 +141,14 @@ inline void finish_linear_fit(linear_fit& fit, const Eigen::MatrixXd& x, const E
 [[nodiscard]] inline linear_fit linear_least_squares(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
                                                      std::string_view path = "samples") {
     detail::validate_linear_system(x, y, path);
-    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(x);
-    if (qr.rank() < x.cols()) {
+    detail::pivoted_qr_solution qr = detail::pivoted_qr_solve(x, y);
+    if (qr.rank < x.cols()) {
         std::string value = "rank ";
-        value += std::to_string(qr.rank());
+        value += std::to_string(qr.rank);
         value += " of ";
         value += std::to_string(x.cols());
         value += " columns (dependent:";
-        const auto& perm = qr.colsPermutation().indices();
-        std::vector<Eigen::Index> dependent;
-        for (Eigen::Index k = qr.rank(); k < x.cols(); ++k) dependent.push_back(perm(k));
+        std::vector<Eigen::Index> dependent(qr.column_order.begin() + qr.rank, qr.column_order.end());
         std::sort(dependent.begin(), dependent.end());
         for (const Eigen::Index j : dependent) {
             value += " ";
@@ -161,7 +159,7 @@ inline void finish_linear_fit(linear_fit& fit, const Eigen::MatrixXd& x, const E
                             "linearly independent columns of x (a column is a linear combination of the others)");
     }
     linear_fit fit;
-    fit.coefficients = qr.solve(y);
+    fit.coefficients = std::move(qr.solution);
     std::vector<Eigen::Index> all(static_cast<std::size_t>(x.cols()));
     for (std::size_t j = 0; j < all.size(); ++j) all[j] = static_cast<Eigen::Index>(j);
     detail::finish_linear_fit(fit, x, y, all);
@@ -200,7 +198,7 @@ inline void finish_linear_fit(linear_fit& fit, const Eigen::MatrixXd& x, const E
             if (is_passive(j)) cols.push_back(j);
         Eigen::MatrixXd xp(x.rows(), static_cast<Eigen::Index>(cols.size()));
         for (std::size_t k = 0; k < cols.size(); ++k) xp.col(static_cast<Eigen::Index>(k)) = x.col(cols[k]);
-        const Eigen::VectorXd zp = xp.colPivHouseholderQr().solve(y);
+        const Eigen::VectorXd zp = detail::pivoted_qr_solve(xp, y).solution;
         Eigen::VectorXd z = Eigen::VectorXd::Zero(n);
         for (std::size_t k = 0; k < cols.size(); ++k) z(cols[k]) = zp(static_cast<Eigen::Index>(k));
         return z;

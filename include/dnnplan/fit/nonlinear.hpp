@@ -11,9 +11,10 @@
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/detail/validate.hpp>
+#include <dnnplan/fit/numeric_kernels.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
@@ -291,9 +292,9 @@ nonlinear_fit levenberg_marquardt_run(Residual& residual, const Eigen::VectorXd&
             mf(u, u) += mu * d(ju);
         }
         // Damped normal equations (J_F^T J_F + mu D_F) h_F = -g_F (Marquardt 1963, eq. 2.9).
-        const Eigen::LDLT<Eigen::MatrixXd> ldlt(mf);
-        const Eigen::VectorXd hf = ldlt.solve(-gf);
-        bool step_ok = ldlt.info() == Eigen::Success && hf.allFinite();
+        const std::optional<Eigen::VectorXd> solved = ldlt_solve(mf, -gf);
+        bool step_ok = solved && solved->allFinite();
+        const Eigen::VectorXd hf = solved ? *solved : Eigen::VectorXd();
         x_new = x;
         if (step_ok)
             for (Eigen::Index u = 0; u < nf; ++u) {

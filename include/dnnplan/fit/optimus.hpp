@@ -12,7 +12,7 @@
 #include <dnnplan/fit/quality.hpp>
 #include <dnnplan/model/optimus.hpp>
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>

@@ -17,7 +17,7 @@
 #include <dnnplan/model/heterogeneous_ps.hpp>
 #include <dnnplan/model/ps_load_contention.hpp>
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>

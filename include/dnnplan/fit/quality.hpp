@@ -9,9 +9,9 @@
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
+#include <dnnplan/fit/numeric_kernels.hpp>
 
-#include <Eigen/Dense>
-#include <boost/math/distributions/students_t.hpp>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
@@ -144,8 +144,8 @@ struct interval {
         return {.value = value, .lower = log_space ? 0.0 : -infinity, .upper = infinity};
     const Eigen::VectorXd g = log_space ? Eigen::VectorXd(gradient / value) : gradient;
     const double variance = std::max(0.0, g.dot(covariance * g)) + residual_variance;
-    const boost::math::students_t t(static_cast<double>(degrees_of_freedom));
-    const double half = boost::math::quantile(t, 0.5 + 0.5 * confidence) * std::sqrt(variance);
+    const double half =
+        detail::student_t_quantile(static_cast<double>(degrees_of_freedom), 0.5 + 0.5 * confidence) * std::sqrt(variance);
     if (log_space) return {.value = value, .lower = value * std::exp(-half), .upper = value * std::exp(half)};
     return {.value = value, .lower = value - half, .upper = value + half};
 }

@@ -14,7 +14,7 @@
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/convergence.hpp>
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <cmath>
 #include <cstddef>

@@ -13,7 +13,7 @@
 #include <dnnplan/fit/quality.hpp>
 #include <dnnplan/model/sync_data_parallel.hpp>
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <array>
