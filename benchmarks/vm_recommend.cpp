@@ -59,13 +59,13 @@ constexpr ec2_row ec2_rows[] = {
 
 /// `types` instance types of a seeded synthetic catalog (or the EC2 rows with `ec2`); the
 /// synchronous model of an ImageNet-like job (Pollux form; per-replica batch 64).
-bench_case make_case(std::size_t types, std::int32_t quota, std::int32_t max_instances, dnnplan::vm_objective objective,
+bench_case make_case(std::size_t types, std::int32_t quota, std::int32_t max_instances, dnnplan::objective_kind objective,
                      bool ec2 = false) {
     std::mt19937_64 rng(42);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     const std::int32_t shapes[] = {1, 2, 4, 8};
     dnnplan::vm_problem p;
-    std::vector<dnnplan::gpu_compute> compute;
+    std::vector<dnnplan::affine_time> compute;
     for (std::size_t k = 0; k < types; ++k) {
         const int gpu = static_cast<int>(k % 10);              // 10 GPU generations
         const double speed = 1.0 + 0.35 * gpu;               // relative to the slowest
@@ -74,13 +74,13 @@ bench_case make_case(std::size_t types, std::int32_t quota, std::int32_t max_ins
         p.catalog.instances.push_back({.name = "type" + std::to_string(k), .gpus = gpus, .quota = quota,
                                        .spot_usd_per_h = on_demand * (0.25 + 0.2 * unit(rng)),
                                        .on_demand_usd_per_h = on_demand});
-        compute.push_back({.alpha_c_s = 0.02 / speed, .beta_c_s = 0.004 / speed});
+        compute.push_back({.fixed_s = 0.02 / speed, .per_sample_s = 0.004 / speed});
         if (ec2) {
             const ec2_row& e = ec2_rows[k];
             p.catalog.instances.back() = {.name = e.name, .gpus = e.gpus, .quota = quota,
                                           .spot_usd_per_h = e.on_demand_usd_per_h * e.spot_ratio,
                                           .on_demand_usd_per_h = e.on_demand_usd_per_h};
-            compute.back() = {.alpha_c_s = 0.02 / e.speed, .beta_c_s = 0.004 / e.speed};
+            compute.back() = {.fixed_s = 0.02 / e.speed, .per_sample_s = 0.004 / e.speed};
         }
     }
     dnnplan::sync_cluster_spec spec;
@@ -95,33 +95,42 @@ bench_case make_case(std::size_t types, std::int32_t quota, std::int32_t max_ins
     return {std::move(p), std::move(model)};
 }
 
+/// The objective of Arg 0, 1, 2: min_cost, max_throughput, max_samples_per_usd.
+dnnplan::objective_kind objective_of(std::int64_t arg) {
+    return arg == 0 ? dnnplan::objective_kind::min_cost
+           : arg == 1 ? dnnplan::objective_kind::max_throughput
+                      : dnnplan::objective_kind::max_samples_per_usd;
+}
+
+/// No search budget: the figures compare whole searches.
 void run(benchmark::State& state, std::size_t types, std::int32_t quota, std::int32_t max_instances,
-         dnnplan::vm_method method, bool pareto, bool ec2 = false) {
-    const auto objective = static_cast<dnnplan::vm_objective>(state.range(0));
+         dnnplan::search_method method, bool pareto, bool ec2 = false) {
+    const dnnplan::objective_kind objective = objective_of(state.range(0));
     const bench_case c = make_case(types, quota, max_instances, objective, ec2);
-    dnnplan::vm_options options;
-    options.method = method;
-    options.pareto = pareto;
+    dnnplan::vm_request request{.problem = c.problem, .workload = {}, .options = {}};
+    request.options.method = method;
+    request.options.pareto = pareto;
+    request.options.budget = {.max_nodes = 0, .max_evaluations = 0, .max_time_s = 0.0};
     dnnplan::vm_result result;
     for (auto _ : state) {
-        result = dnnplan::recommend_vms(c.model, c.problem, options);
+        result = dnnplan::solve(request, c.model);
         benchmark::DoNotOptimize(result);
     }
     state.SetLabel(std::string(to_string(objective)) + " " +
-                   std::string(to_string(pareto ? *result.frontier_status : result.status)));
-    const auto& counters = pareto ? result.frontier_counters : result.counters;
+                   std::string(to_string(pareto ? *result.details.frontier_status : result.status)));
+    const auto& counters = pareto ? result.details.frontier_counters : result.counters;
     state.counters["nodes"] = static_cast<double>(counters.nodes);
-    state.counters["evaluations"] = static_cast<double>(counters.clusters_evaluated);
-    state.counters["objective"] = result.objective_value;
-    if (pareto) state.counters["frontier"] = static_cast<double>(result.frontier.size());
+    state.counters["evaluations"] = static_cast<double>(counters.evaluations);
+    state.counters["objective"] = result.objective_value.value_or(0.0);
+    if (pareto) state.counters["frontier"] = static_cast<double>(result.details.frontier.size());
 }
 
-void catalog30_branch_and_bound(benchmark::State& s) { run(s, 30, 8, 16, dnnplan::vm_method::branch_and_bound, false); }
-void ec2_30_branch_and_bound(benchmark::State& s) { run(s, 30, 8, 16, dnnplan::vm_method::branch_and_bound, false, true); }
-void cut6_branch_and_bound(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::vm_method::branch_and_bound, false); }
-void cut6_exhaustive(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::vm_method::exhaustive, false); }
-void cut6_pareto_branch_and_bound(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::vm_method::branch_and_bound, true); }
-void cut6_pareto_exhaustive(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::vm_method::exhaustive, true); }
+void catalog30_branch_and_bound(benchmark::State& s) { run(s, 30, 8, 16, dnnplan::search_method::exact, false); }
+void ec2_30_branch_and_bound(benchmark::State& s) { run(s, 30, 8, 16, dnnplan::search_method::exact, false, true); }
+void cut6_branch_and_bound(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::search_method::exact, false); }
+void cut6_exhaustive(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::search_method::exhaustive, false); }
+void cut6_pareto_branch_and_bound(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::search_method::exact, true); }
+void cut6_pareto_exhaustive(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::search_method::exhaustive, true); }
 
 }  // namespace
 

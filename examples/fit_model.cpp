@@ -23,8 +23,9 @@
 // Models are dispatched on --model: each has a fit, predict and fidelity function taking the
 // parsed flags (see `model_commands` below); adding a model is one entry there.
 
+#include <dnnplan/fit/fidelity.hpp>
 #include <dnnplan/fit/sync_data_parallel.hpp>
-#include <dnnplan/io/json.hpp>
+#include <dnnplan/io/fit_json.hpp>
 #include <dnnplan/io/pollux_trace.hpp>
 
 #include "cli_support.hpp"
@@ -92,41 +93,19 @@ struct arguments {
 };
 
 [[nodiscard]] arguments parse_arguments(int argc, char** argv) {
+    namespace cli = dnnplan_examples;
     arguments args;
     if (argc < 2) throw command_line_error{"missing command (fit, predict or fidelity)"};
     args.command = argv[1];
-    if (args.command != "fit" && args.command != "predict" && args.command != "fidelity") {
-        std::string message = "unknown command ";
-        message += args.command;
-        message += " (expected fit, predict or fidelity)";
-        throw command_line_error{message};
-    }
-    static const std::set<std::string_view> valued{"--model",      "--pollux-placements", "--params", "--gpus-per-node",
-                                                   "--confidence", "--train-fraction",    "--seed",   "--clusters",
-                                                   "--variant",    "--contention"};
-    for (int i = 2; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--json") {
-            args.json = true;
-            continue;
-        }
-        if (valued.count(arg) == 0) {
-            std::string message = "unknown option ";
-            message += arg;
-            throw command_line_error{message};
-        }
-        if (i + 1 >= argc) {
-            std::string message = std::string(arg);
-            message += " expects a value";
-            throw command_line_error{message};
-        }
-        if (!args.flags.emplace(std::string(arg), std::string(argv[i + 1])).second) {
-            std::string message = std::string(arg);
-            message += " given twice";
-            throw command_line_error{message};
-        }
-        ++i;
-    }
+    if (args.command == "-h" || args.command == "--help") throw cli::help_requested{};
+    if (args.command != "fit" && args.command != "predict" && args.command != "fidelity")
+        throw command_line_error{"unknown command " + args.command + " (expected fit, predict or fidelity)"};
+    std::vector<cli::flag> flags{cli::switch_flag("--json", args.json)};
+    for (const std::string_view name : {"--model", "--pollux-placements", "--params", "--gpus-per-node", "--confidence",
+                                        "--train-fraction", "--seed", "--clusters", "--variant", "--contention"})
+        flags.push_back({name, cli::takes::one,
+                         [&args](std::string_view flag, std::string_view value) { args.flags.emplace(flag, value); }});
+    (void)cli::parse_command_line(flags, argc, argv, 2);
     const std::string* model = args.find("--model");
     if (model == nullptr) throw command_line_error{"missing --model"};
     args.model = *model;
@@ -134,22 +113,11 @@ struct arguments {
     return args;
 }
 
-/// An input file's dnnplan error, as one line naming the file.
-struct input_error {
-    std::string message;
-};
+using dnnplan_examples::input_error;
 
 template <class Read>
 auto read_file(const std::string& file, Read&& read) {
-    std::ifstream in = dnnplan_examples::open_input(file);
-    try {
-        return read(in);
-    } catch (const dnnplan::error& e) {
-        std::string message = file;
-        message += ": ";
-        message += e.what();
-        throw input_error{message};
-    }
+    return dnnplan_examples::read_input(file, std::forward<Read>(read));
 }
 
 // ---- sync-data-parallel ---------------------------------------------------------------------
@@ -178,14 +146,7 @@ auto read_file(const std::string& file, Read&& read) {
 /// A dnnplan::error from fitting or predicting: the input file's fault (too few rows, ...).
 template <class F>
 auto on_file(const std::string& file, F&& f) {
-    try {
-        return f();
-    } catch (const dnnplan::error& e) {
-        std::string message = file;
-        message += ": ";
-        message += e.what();
-        throw input_error{message};
-    }
+    return dnnplan_examples::on_input(file, std::forward<F>(f));
 }
 
 std::string percent(double ratio) {
@@ -205,8 +166,10 @@ void print_fit_text(const dnnplan::sync_fit_result& fit) {
         std::cout << "  " << names[j] << " = " << x(static_cast<Eigen::Index>(j)) << (fit.is_pinned(names[j]) ? "  (pinned)" : "")
                   << '\n';
     std::cout << "Fit on the training rows: median APE " << percent(fit.quality.median_ape_ratio) << ", p90 APE "
-              << percent(fit.quality.p90_ape_ratio) << ", RMSE " << fit.quality.rmse << " s, R^2 " << fit.quality.r_squared
-              << '\n';
+              << percent(fit.quality.p90_ape_ratio) << ", RMSE " << fit.quality.rmse << " s, R^2 ";
+    if (fit.quality.r_squared) std::cout << *fit.quality.r_squared;
+    else std::cout << "undefined (every step time equal)";
+    std::cout << '\n';
 }
 
 /// --variant: a sync_variant name, or "auto" (nullopt: choose by cross-validation).
@@ -214,8 +177,7 @@ void print_fit_text(const dnnplan::sync_fit_result& fit) {
     const std::string* text = args.find("--variant");
     if (text == nullptr) return dnnplan::sync_variant::pollux;
     if (*text == "auto") return std::nullopt;
-    for (const auto v : dnnplan::all_sync_variants)
-        if (dnnplan::to_string(v) == *text) return v;
+    if (const auto v = dnnplan::enum_from_string<dnnplan::sync_variant>(*text)) return *v;
     throw command_line_error{"--variant expects pollux, node-term, batch-power, node-term+batch-power or auto"};
 }
 
@@ -319,57 +281,31 @@ int sync_predict(const arguments& args) {
     return 0;
 }
 
-/// Seeded split: a Fisher-Yates shuffle of the row indices by std::mt19937_64(seed) (its output
-/// is fixed by the standard; the modulo reduction is portable), the first round(fraction * n)
-/// for training, the rest held out.
-[[nodiscard]] std::pair<std::vector<std::size_t>, std::vector<std::size_t>> split(std::size_t n, double fraction,
-                                                                                  std::uint64_t seed) {
-    std::vector<std::size_t> index(n);
-    for (std::size_t i = 0; i < n; ++i) index[i] = i;
-    std::mt19937_64 engine(seed);
-    for (std::size_t i = n; i > 1; --i) std::swap(index[i - 1], index[static_cast<std::size_t>(engine() % i)]);
-    const auto train = static_cast<std::size_t>(std::llround(fraction * static_cast<double>(n)));
-    std::vector<std::size_t> a(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(train));
-    std::vector<std::size_t> b(index.begin() + static_cast<std::ptrdiff_t>(train), index.end());
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    return {a, b};
-}
-
 int sync_fidelity(const arguments& args) {
     args.only({"--pollux-placements", "--gpus-per-node", "--train-fraction", "--seed", "--variant"});
-    double fraction = 0.3;
+    dnnplan::sync_holdout_options options;
     if (const std::string* text = args.find("--train-fraction")) {
-        fraction = dnnplan_examples::parse_number<double>("--train-fraction", *text);
-        if (!(fraction > 0.0 && fraction < 1.0)) throw command_line_error{"--train-fraction expects a number in (0, 1)"};
+        options.train_fraction = dnnplan_examples::parse_number<double>("--train-fraction", *text);
+        if (!(options.train_fraction > 0.0 && options.train_fraction < 1.0))
+            throw command_line_error{"--train-fraction expects a number in (0, 1)"};
     }
-    std::uint64_t seed = 1;
-    if (const std::string* text = args.find("--seed")) seed = dnnplan_examples::parse_number<std::uint64_t>("--seed", *text);
+    if (const std::string* text = args.find("--seed")) options.seed = dnnplan_examples::parse_number<std::uint64_t>("--seed", *text);
+    options.variant = requested_variant(args);  // none: chosen on the training rows only
     const std::string& file = args.required("--pollux-placements");
     const auto rows = read_placements(args);
-    const auto [train_rows, test_rows] = split(rows.size(), fraction, seed);
-    if (test_rows.empty()) throw input_error{file + ": no rows left to hold out"};
-    std::vector<dnnplan::sync_step_sample> train;
-    for (const auto i : train_rows) train.push_back(rows[i].sample());
-    // The variant (auto: cross-validated) is chosen from the training rows only.
-    std::optional<dnnplan::sync_variant_selection> selection;
-    const auto options = fit_options_for(args, file, train, selection);
-    const auto fit = on_file(file, [&] { return dnnplan::fit_sync_data_parallel(train, options); });
-    std::vector<double> observed, predicted;
-    for (const auto i : test_rows) {
-        observed.push_back(rows[i].step_time_s);
-        predicted.push_back(dnnplan::pollux_step_time_s(fit.params, rows[i].sample().shape));
-    }
-    const auto held_out = dnnplan::assess_fit(observed, predicted, "held_out");
+    const auto samples = samples_of(rows);
+    const auto result = on_file(file, [&] { return dnnplan::sync_holdout_fidelity(samples, options); });
+    const auto& fit = result.fit;
+    const auto& held_out = result.held_out;
     if (args.json) {
         nlohmann::ordered_json out;
         out["model"] = "sync-data-parallel";
         out["variant"] = std::string(dnnplan::to_string(fit.variant));
-        if (selection) out["selection"] = selection_json(*selection);
-        out["train_fraction"] = fraction;
-        out["seed"] = seed;
-        out["train_samples"] = train_rows.size();
-        out["test_samples"] = test_rows.size();
+        if (result.selection) out["selection"] = selection_json(*result.selection);
+        out["train_fraction"] = options.train_fraction;
+        out["seed"] = options.seed;
+        out["train_samples"] = result.split.train.size();
+        out["test_samples"] = result.split.held_out.size();
         out["median_ape_ratio"] = held_out.median_ape_ratio;
         out["p90_ape_ratio"] = held_out.p90_ape_ratio;
         out["rmse_s"] = held_out.rmse;
@@ -378,11 +314,12 @@ int sync_fidelity(const arguments& args) {
         out["pinned"] = fit.pinned;
         std::cout << out.dump(2) << '\n';
     } else {
-        if (selection) print_selection_text(*selection);
+        if (result.selection) print_selection_text(*result.selection);
         print_fit_text(fit);
-        std::cout << "Held out " << test_rows.size() << " of " << rows.size() << " rows (train fraction " << fraction
-                  << ", seed " << seed << "): median APE " << percent(held_out.median_ape_ratio) << ", p90 APE "
-                  << percent(held_out.p90_ape_ratio) << ", RMSE " << held_out.rmse << " s\n";
+        std::cout << "Held out " << result.split.held_out.size() << " of " << rows.size() << " rows (train fraction "
+                  << options.train_fraction << ", seed " << options.seed << "): median APE "
+                  << percent(held_out.median_ape_ratio) << ", p90 APE " << percent(held_out.p90_ape_ratio) << ", RMSE "
+                  << held_out.rmse << " s\n";
     }
     return 0;
 }
@@ -395,8 +332,7 @@ namespace ps = dnnplan_examples::ps_async_cli;
 dnnplan::ps_contention_model ps_contention(const arguments& args) {
     const std::string* text = args.find("--contention");
     if (text == nullptr) return dnnplan::ps_contention_model::spotdnn;
-    if (*text == "spotdnn") return dnnplan::ps_contention_model::spotdnn;
-    if (*text == "load") return dnnplan::ps_contention_model::load;
+    if (const auto m = dnnplan::enum_from_string<dnnplan::ps_contention_model>(*text)) return *m;
     std::string message = "--contention expects spotdnn or load, got ";
     message += *text;
     throw command_line_error{message};
@@ -461,23 +397,8 @@ int dispatch(const arguments& args) {
     throw command_line_error{message};
 }
 
-int run(int argc, char** argv) {
-    try {
-        for (int i = 1; i < argc; ++i)
-            if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
-                std::cout << usage << '\n';
-                return 0;
-            }
-        return dispatch(parse_arguments(argc, argv));
-    } catch (const command_line_error& e) {
-        std::cerr << "fit_model: " << e.message << "; " << usage << '\n';
-        return 2;
-    } catch (const input_error& e) {
-        std::cerr << "fit_model: " << e.message << '\n';
-        return 2;
-    }
-}
+int run(int argc, char** argv) { return dispatch(parse_arguments(argc, argv)); }
 
 }  // namespace
 
-int main(int argc, char** argv) { return dnnplan_examples::guarded_main("fit_model", argc, argv, run); }
+int main(int argc, char** argv) { return dnnplan_examples::guarded_main("fit_model", usage, argc, argv, run); }

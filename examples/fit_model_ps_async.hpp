@@ -18,8 +18,9 @@
 // dnnplan::error for malformed input; fit_model turns that into one line naming the file and
 // field, exit code 2.
 
+#include <dnnplan/fit/fidelity.hpp>
 #include <dnnplan/fit/ps_async.hpp>
-#include <dnnplan/io/json.hpp>
+#include <dnnplan/io/fit_json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -40,15 +41,9 @@ namespace dnnplan_examples::ps_async_cli {
 
 /// Fits the clusters (their per_worker_batch and, when given, parameter_bytes). Throws
 /// dnnplan::invalid_input naming the field ("samples[2].iterations_per_s", "samples": too few).
-[[nodiscard]] inline dnnplan::ps_async_fit_result fit(
-    const dnnplan::ps_cluster_set& clusters,
-    dnnplan::ps_contention_model contention = dnnplan::ps_contention_model::spotdnn) {
-    dnnplan::ps_async_fit_options options;
-    options.contention_model = contention;
-    if (clusters.parameter_bytes) options.parameter_bytes = *clusters.parameter_bytes;
-    const auto types = clusters.worker_types();
-    const auto samples = clusters.fit_samples(types);
-    return dnnplan::fit_ps_async(types, samples, options);
+[[nodiscard]] inline dnnplan::ps_async_fit_result fit(const dnnplan::ps_cluster_set& clusters,
+                                                      dnnplan::ps_contention_model contention) {
+    return dnnplan::fit_ps_async(clusters, {.contention_model = contention});
 }
 
 inline void print_fit(const dnnplan::ps_async_fit_result& r, bool json, std::ostream& out) {
@@ -146,30 +141,18 @@ inline void print_predictions(const dnnplan::ps_async_fit_result& r, const dnnpl
 /// fit()). Prints each prediction and the median / p90 / max APE.
 inline void print_leave_one_out(const dnnplan::ps_cluster_set& clusters, dnnplan::ps_contention_model contention,
                                 bool json, std::ostream& out) {
-    const auto types = clusters.worker_types();
-    const auto samples = clusters.fit_samples(types);
-    dnnplan::ps_async_fit_options options;
-    if (clusters.parameter_bytes) options.parameter_bytes = *clusters.parameter_bytes;
-    options.contention_model = contention;
-    std::vector<double> observed;
-    std::vector<double> predicted;
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        std::vector<dnnplan::ps_cluster_sample> train;
-        for (std::size_t j = 0; j < samples.size(); ++j)
-            if (j != i) train.push_back(samples[j]);
-        const auto f = dnnplan::fit_ps_async(types, train, options);
-        observed.push_back(samples[i].iterations_per_s);
-        predicted.push_back(
-            dnnplan::predict_ps_async(f, samples[i].counts, samples[i].parameter_servers).value);
-    }
+    const dnnplan::ps_leave_one_out_result r = dnnplan::ps_leave_one_out(clusters, {.contention_model = contention});
+    const std::vector<double>& observed = r.observed;
+    const std::vector<double>& predicted = r.predicted;
     std::vector<double> errors;
     for (std::size_t i = 0; i < observed.size(); ++i) errors.push_back(std::abs(predicted[i] - observed[i]) / observed[i]);
-    const dnnplan::fit_quality q = dnnplan::assess_fit(observed, predicted, "samples");
-    const double max_ape = *std::max_element(errors.begin(), errors.end());
+    const dnnplan::fit_quality& q = r.quality;
+    const double max_ape = r.max_ape_ratio;
+    const std::size_t sample_count = observed.size();
     if (json) {
         nlohmann::ordered_json doc;
         doc["contention_model"] = std::string(dnnplan::to_string(contention));
-        doc["samples"] = samples.size();
+        doc["samples"] = sample_count;
         doc["median_ape_ratio"] = q.median_ape_ratio;
         doc["p90_ape_ratio"] = q.p90_ape_ratio;
         doc["max_ape_ratio"] = max_ape;
@@ -189,7 +172,7 @@ inline void print_leave_one_out(const dnnplan::ps_cluster_set& clusters, dnnplan
     std::snprintf(line, sizeof line,
                   "leave-one-cluster-out, contention %s, %zu clusters: median APE %.2f%%, p90 APE %.2f%%, max APE "
                   "%.2f%%\n",
-                  std::string(dnnplan::to_string(contention)).c_str(), samples.size(), 100.0 * q.median_ape_ratio,
+                  std::string(dnnplan::to_string(contention)).c_str(), sample_count, 100.0 * q.median_ape_ratio,
                   100.0 * q.p90_ape_ratio, 100.0 * max_ape);
     out << line;
 }

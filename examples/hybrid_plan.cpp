@@ -10,8 +10,9 @@
 // parallelism on the same containers; --json prints only a JSON object; --svg draws the 1F1B
 // schedule of one minibatch. A malformed file or command line: one line on stderr, exit 2.
 
-#include <dnnplan/io/json.hpp>
+#include <dnnplan/io/hybrid_json.hpp>
 #include <dnnplan/io/pipedream_graph.hpp>
+#include <dnnplan/model/pipeline_1f1b_timeline.hpp>
 #include <dnnplan/solve/hybrid_parallel.hpp>
 
 #include <dnnplan_examples/bundled_data.hpp>
@@ -40,68 +41,45 @@ constexpr std::string_view usage =
     "[--svg OUT.svg]";
 
 using dnnplan_examples::command_line_error;
-using dnnplan_examples::open_input;
-using dnnplan_examples::parse_number;
 
 struct arguments {
-    std::string profile_file;  // empty: the bundled vgg16
+    std::optional<std::string> profile_file;  // none: the bundled vgg16
     double profile_batch = 128;
-    std::string containers_file;
+    std::optional<std::string> containers_file;
     std::int32_t max_workers = 16;
     std::vector<std::int32_t> batch_sizes{128, 256, 512};
-    dnnplan::hybrid_options options{.objective = dnnplan::hybrid_objective::max_samples_per_s};
+    dnnplan::hybrid_options options{.objective = dnnplan::objective_kind::max_throughput};
     bool json = false;
-    std::string svg_file;
+    std::optional<std::string> svg_file;
 };
 
 arguments parse_arguments(int argc, char** argv) {
+    namespace cli = dnnplan_examples;
     arguments args;
-    const std::vector<std::string_view> a(argv + 1, argv + argc);
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const std::string_view flag = a[i];
-        const auto value = [&]() -> std::string_view {
-            if (i + 1 >= a.size() || a[i + 1].starts_with("--")) throw command_line_error{std::string(flag) + " expects a value"};
-            return a[++i];
-        };
-        if (flag == "--profile-batch") {
-            args.profile_batch = parse_number<double>(flag, value());
-        } else if (flag == "--containers") {
-            args.containers_file = std::string(value());
-        } else if (flag == "--max-workers") {
-            args.max_workers = parse_number<std::int32_t>(flag, value());
-        } else if (flag == "--batch-sizes") {
-            args.batch_sizes.clear();
-            std::string_view list = value();
-            while (true) {
-                const auto comma = list.find(',');
-                args.batch_sizes.push_back(parse_number<std::int32_t>(flag, list.substr(0, comma)));
-                if (comma == std::string_view::npos) break;
-                list.remove_prefix(comma + 1);
-            }
-        } else if (flag == "--objective") {
-            const std::string_view name = value();
-            if (name == "samples-per-s") args.options.objective = dnnplan::hybrid_objective::max_samples_per_s;
-            else if (name == "samples-per-usd") args.options.objective = dnnplan::hybrid_objective::max_samples_per_usd;
-            else if (name == "usd-per-h") args.options.objective = dnnplan::hybrid_objective::min_usd_per_h;
-            else throw command_line_error{"--objective expects samples-per-s, samples-per-usd or usd-per-h, found \"" + std::string(name) + "\""};
-        } else if (flag == "--budget") {
-            args.options.budget_usd_per_h = parse_number<double>(flag, value());
-        } else if (flag == "--target") {
-            args.options.target_samples_per_s = parse_number<double>(flag, value());
-        } else if (flag == "--json") {
-            args.json = true;
-        } else if (flag == "--svg") {
-            args.svg_file = std::string(value());
-        } else if (flag == "-h" || flag == "--help") {
-            std::cout << usage << '\n';
-            std::exit(0);
-        } else if (!flag.starts_with("-") && args.profile_file.empty()) {
-            args.profile_file = std::string(flag);
-        } else {
-            throw command_line_error{"unknown argument " + std::string(flag)};
+    const auto batch_list = [&args](std::string_view flag, std::string_view list) {
+        args.batch_sizes.clear();
+        while (true) {
+            const auto comma = list.find(',');
+            args.batch_sizes.push_back(cli::parse_number<std::int32_t>(flag, list.substr(0, comma)));
+            if (comma == std::string_view::npos) break;
+            list.remove_prefix(comma + 1);
         }
-    }
-    if (args.options.objective == dnnplan::hybrid_objective::min_usd_per_h && !(args.options.target_samples_per_s > 0))
+    };
+    const auto objective = [&args](std::string_view, std::string_view name) {
+        if (name == "samples-per-s") args.options.objective = dnnplan::objective_kind::max_throughput;
+        else if (name == "samples-per-usd") args.options.objective = dnnplan::objective_kind::max_samples_per_usd;
+        else if (name == "usd-per-h") args.options.objective = dnnplan::objective_kind::min_cost;
+        else throw command_line_error{"--objective expects samples-per-s, samples-per-usd or usd-per-h, found \"" + std::string(name) + "\""};
+    };
+    const std::vector<std::string> positional = cli::parse_command_line(
+        {cli::number_flag("--profile-batch", args.profile_batch), cli::text_flag("--containers", args.containers_file),
+         cli::number_flag("--max-workers", args.max_workers), {"--batch-sizes", cli::takes::one, batch_list},
+         {"--objective", cli::takes::one, objective}, cli::number_flag("--budget", args.options.budget_usd_per_h),
+         cli::number_flag("--target", args.options.target_samples_per_s), cli::switch_flag("--json", args.json),
+         cli::text_flag("--svg", args.svg_file)},
+        argc, argv, 1, 1);
+    if (!positional.empty()) args.profile_file = positional.front();
+    if (args.options.objective == dnnplan::objective_kind::min_cost && !(args.options.target_samples_per_s > 0))
         throw command_line_error{"--objective usd-per-h needs --target SAMPLES_PER_S"};
     return args;
 }
@@ -116,89 +94,38 @@ std::string fixed(double value, int digits) {
 
 // ---- the schedule picture --------------------------------------------------------------------
 
-struct box {
-    std::size_t stage = 0;
-    double start_s = 0, end_s = 0;
-    int micro_batch = -1;  // -1: the all-reduce
-    bool forward = true;
-};
-
-// One minibatch of synchronous 1F1B: stage s runs min(S - s - 1, M) forward passes, then
-// alternates one forward and one backward, then the remaining backward passes, then its
-// exposed all-reduce. A forward waits for the previous stage's forward of the same
-// micro-batch, a backward for the next stage's backward. Per-micro-batch times are the model's
-// max(compute, transfer), split between forward and backward as the compute is.
-std::vector<box> schedule_1f1b(const dnnplan::hybrid_plan& plan) {
-    const std::size_t stages = plan.stages.size();
-    const auto m = static_cast<std::size_t>(plan.micro_batches);
-    std::vector<std::vector<std::pair<bool, std::size_t>>> order(stages);  // (forward?, micro-batch)
-    std::vector<double> fwd(stages), bwd(stages);
-    for (std::size_t s = 0; s < stages; ++s) {
-        const auto& f = plan.stages[s].figures;
-        const double busy = std::max(f.compute_s, f.transfer_s);
-        const double share = f.compute_s > 0 ? f.forward_s / f.compute_s : 0.5;
-        fwd[s] = busy * share;
-        bwd[s] = busy - fwd[s];
-        const std::size_t warmup = std::min(stages - s - 1, m);
-        std::size_t next_f = 0, next_b = 0;
-        for (; next_f < warmup; ++next_f) order[s].emplace_back(true, next_f);
-        while (next_b < m) {
-            if (next_f < m) order[s].emplace_back(true, next_f++);
-            order[s].emplace_back(false, next_b++);
-        }
-    }
-    const double unset = -1;
-    std::vector<std::vector<double>> f_end(stages, std::vector<double>(m, unset)), b_end = f_end;
-    std::vector<std::size_t> position(stages, 0);
-    std::vector<double> free_at(stages, 0);
-    std::vector<box> boxes;
-    for (bool progress = true; progress;) {
-        progress = false;
-        for (std::size_t s = 0; s < stages; ++s) {
-            while (position[s] < order[s].size()) {
-                const auto [forward, mb] = order[s][position[s]];
-                double ready = free_at[s];
-                if (forward && s > 0) {
-                    if (f_end[s - 1][mb] == unset) break;
-                    ready = std::max(ready, f_end[s - 1][mb]);
-                }
-                if (!forward && s + 1 < stages) {
-                    if (b_end[s + 1][mb] == unset) break;
-                    ready = std::max(ready, b_end[s + 1][mb]);
-                }
-                const double end = ready + (forward ? fwd[s] : bwd[s]);
-                (forward ? f_end : b_end)[s][mb] = end;
-                free_at[s] = end;
-                boxes.push_back({.stage = s, .start_s = ready, .end_s = end, .micro_batch = static_cast<int>(mb), .forward = forward});
-                ++position[s];
-                progress = true;
-            }
-        }
-    }
-    for (std::size_t s = 0; s < stages; ++s) {
-        const double sync = plan.stages[s].figures.exposed_sync_s;
-        if (sync > 0) boxes.push_back({.stage = s, .start_s = free_at[s], .end_s = free_at[s] + sync, .micro_batch = -1});
-    }
-    return boxes;
-}
+/// The width of `text` at font-size 11 sans-serif, from a generous average glyph width (6.2 px:
+/// wider than the measured average of DejaVu Sans and Liberation Sans at that size), so that a
+/// line never runs past the picture's edge.
+double text_width_px(std::string_view text) { return 6.2 * static_cast<double>(text.size()); }
 
 std::string schedule_svg(const dnnplan::hybrid_plan& plan, const dnnplan::layer_graph& graph) {
-    const std::vector<box> boxes = schedule_1f1b(plan);
+    std::vector<dnnplan::stage_breakdown> figures;
+    for (const auto& st : plan.stages) figures.push_back(st.figures);
+    const std::vector<dnnplan::pipeline_event> events = dnnplan::timeline_1f1b(figures, plan.micro_batches);
     double span = 0;
-    for (const auto& b : boxes) span = std::max(span, b.end_s);
-    const double left = 150, top = 60, row = 44, width = 900;
+    for (const auto& e : events) span = std::max(span, e.end_s);
+    const std::string title = "1F1B schedule of one minibatch: " + std::to_string(plan.stages.size()) + " stages, " +
+                              std::to_string(plan.micro_batches) + " micro-batches of " + std::to_string(plan.micro_batch_size) +
+                              ", " + std::to_string(plan.workers) + " x " + plan.container + " GPUs";
+    const std::vector<std::string> subtitle{
+        "One minibatch on its own, from the model's per-micro-batch stage times; in training, later stages'",
+        "all-reduce overlaps the next minibatch's fill. Model: (M + S - 1) x slowest = " +
+            fixed(plan.time_per_minibatch_s * 1000, 1) + " ms"};
+    const double left = 150, top = 74, row = 44;
+    double width = 900;  // the time axis; the picture widens when a text line needs more
+    for (const auto& line : subtitle) width = std::max(width, text_width_px(line));
+    width = std::max(width, text_width_px(title) * 14.0 / 11.0);
     const double height = top + row * static_cast<double>(plan.stages.size()) + 70;
     const auto x = [&](double t) { return left + width * t / span; };
     std::ostringstream svg;
-    svg << R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" << left + width + 30 << R"(" height=")" << height
+    svg << R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" << std::ceil(left + width + 30) << R"(" height=")" << height
         << R"(" font-family="sans-serif" font-size="11">)" << '\n';
     svg << R"(<rect width="100%" height="100%" fill="white"/>)" << '\n';
-    svg << R"(<text x=")" << left << R"(" y="22" font-size="14">1F1B schedule of one minibatch: )" << plan.stages.size()
-        << " stages, " << plan.micro_batches << " micro-batches of " << plan.micro_batch_size << ", " << plan.workers << " x "
-        << plan.container << " GPUs</text>\n";
-    svg << R"(<text x=")" << left << R"(" y="40" fill="#555">one minibatch on its own, from the model's per-micro-batch )"
-        << "stage times; in training, later stages' all-reduce overlaps the next minibatch's fill. Model: (M + S - 1) x slowest = "
-        << fixed(plan.time_per_minibatch_s * 1000, 1) << " ms</text>\n";
+    svg << R"(<text x=")" << left << R"(" y="22" font-size="14">)" << title << "</text>\n";
+    for (std::size_t i = 0; i < subtitle.size(); ++i)
+        svg << R"(<text x=")" << left << R"(" y=")" << 40 + 14 * static_cast<double>(i) << R"(" fill="#555">)"
+            << subtitle[i] << "</text>\n";
     for (std::size_t s = 0; s < plan.stages.size(); ++s) {
         const auto& st = plan.stages[s];
         const double y = top + row * static_cast<double>(s);
@@ -206,14 +133,16 @@ std::string schedule_svg(const dnnplan::hybrid_plan& plan, const dnnplan::layer_
         svg << R"(<text x="8" y=")" << y + 31 << R"(" fill="#555">)" << graph.at(st.layers.front()).id << ".."
             << graph.at(st.layers.back()).id << "</text>\n";
     }
-    for (const auto& b : boxes) {
-        const double y = top + row * static_cast<double>(b.stage) + 4;
-        const char* fill = b.micro_batch < 0 ? "#bbbbbb" : b.forward ? "#7fb3e6" : "#8fd19e";
-        svg << R"(<rect x=")" << x(b.start_s) << R"(" y=")" << y << R"(" width=")" << std::max(0.5, x(b.end_s) - x(b.start_s))
+    for (const auto& e : events) {
+        const double y = top + row * static_cast<double>(e.stage) + 4;
+        const char* fill = e.pass == dnnplan::pipeline_pass::sync      ? "#bbbbbb"
+                           : e.pass == dnnplan::pipeline_pass::forward ? "#7fb3e6"
+                                                                        : "#8fd19e";
+        svg << R"(<rect x=")" << x(e.start_s) << R"(" y=")" << y << R"(" width=")" << std::max(0.5, x(e.end_s) - x(e.start_s))
             << R"(" height=")" << row - 10 << R"(" fill=")" << fill << R"(" stroke="#333" stroke-width="0.5"/>)" << '\n';
-        if (x(b.end_s) - x(b.start_s) > 14)
-            svg << R"(<text x=")" << (x(b.start_s) + x(b.end_s)) / 2 << R"(" y=")" << y + (row - 10) / 2 + 4
-                << R"(" text-anchor="middle">)" << (b.micro_batch < 0 ? std::string("sync") : std::to_string(b.micro_batch))
+        if (x(e.end_s) - x(e.start_s) > 14)
+            svg << R"(<text x=")" << (x(e.start_s) + x(e.end_s)) / 2 << R"(" y=")" << y + (row - 10) / 2 + 4
+                << R"(" text-anchor="middle">)" << (e.micro_batch ? std::to_string(*e.micro_batch) : std::string("sync"))
                 << "</text>\n";
     }
     const double axis = top + row * static_cast<double>(plan.stages.size()) + 6;
@@ -253,12 +182,12 @@ std::string describe(const dnnplan::hybrid_result& r, const std::function<std::s
 void print_table(const arguments& args, const dnnplan::layer_graph& graph, std::size_t states,
                  const dnnplan::hybrid_result& hybrid, const dnnplan::hybrid_result& data_parallel) {
     std::printf("profile: %s, %zu layers (%zu states), profiled at %g samples\n",
-                args.profile_file.empty() ? "vgg16 (bundled)" : args.profile_file.c_str(), graph.size(), states, args.profile_batch);
-    std::printf("containers: %s; at most %d workers; objective %s", args.containers_file.empty() ? "bundled V100 catalog" : args.containers_file.c_str(),
+                args.profile_file ? args.profile_file->c_str() : "vgg16 (bundled)", graph.size(), states, args.profile_batch);
+    std::printf("containers: %s; at most %d workers; objective %s", args.containers_file ? args.containers_file->c_str() : "bundled V100 catalog",
                 args.max_workers, std::string(to_string(args.options.objective)).c_str());
-    if (args.options.objective == dnnplan::hybrid_objective::max_samples_per_s && std::isfinite(args.options.budget_usd_per_h))
+    if (args.options.objective == dnnplan::objective_kind::max_throughput && std::isfinite(args.options.budget_usd_per_h))
         std::printf(" within %g USD/h", args.options.budget_usd_per_h);
-    if (args.options.objective == dnnplan::hybrid_objective::min_usd_per_h)
+    if (args.options.objective == dnnplan::objective_kind::min_cost)
         std::printf(" for %g samples/s", args.options.target_samples_per_s);
     std::printf("\n\n");
     print_column_pair("", "hybrid (pipeline + DP)", "pure data parallelism");
@@ -314,55 +243,38 @@ void print_table(const arguments& args, const dnnplan::layer_graph& graph, std::
 }
 
 int run(int argc, char** argv) {
-    arguments args;
-    dnnplan::hybrid_problem problem;
+    namespace cli = dnnplan_examples;
+    const arguments args = parse_arguments(argc, argv);
+    dnnplan::hybrid_request request{.problem = {}, .options = args.options};
+    dnnplan::hybrid_problem& problem = request.problem;
+    const auto parse_graph = [](std::istream& in) { return dnnplan::parse_pipedream_graph(in); };
+    problem.profiles.push_back(
+        {.batch_size = args.profile_batch,
+         .graph = args.profile_file ? cli::read_input(*args.profile_file, parse_graph)
+                                    : dnnplan::parse_pipedream_graph(dnnplan_examples::vgg16_txt)});
+    problem.catalog = args.containers_file
+                          ? cli::read_input(*args.containers_file, [](std::istream& in) { return dnnplan::parse_container_catalog(in); })
+                          : dnnplan::parse_container_catalog(dnnplan_examples::containers_json);
+    problem.max_workers = args.max_workers;
+    problem.global_batch_sizes = args.batch_sizes;
+    const std::string input = args.profile_file.value_or("the bundled profile");
     try {
-        args = parse_arguments(argc, argv);
-        if (args.profile_file.empty()) {
-            problem.profiles.push_back({.batch_size = args.profile_batch, .graph = dnnplan::parse_pipedream_graph(dnnplan_examples::vgg16_txt)});
-        } else {
-            std::ifstream in = open_input(args.profile_file);
-            try {
-                problem.profiles.push_back({.batch_size = args.profile_batch, .graph = dnnplan::parse_pipedream_graph(in)});
-            } catch (const dnnplan::error& e) {
-                throw command_line_error{args.profile_file + ": " + e.what()};
-            }
-        }
-        if (args.containers_file.empty()) {
-            problem.catalog = dnnplan::parse_container_catalog(dnnplan_examples::containers_json);
-        } else {
-            std::ifstream in = open_input(args.containers_file);
-            try {
-                problem.catalog = dnnplan::parse_container_catalog(in);
-            } catch (const dnnplan::error& e) {
-                throw command_line_error{args.containers_file + ": " + e.what()};
-            }
-        }
-        problem.max_workers = args.max_workers;
-        problem.global_batch_sizes = args.batch_sizes;
-        problem.validate();
-        args.options.validate();
-        static_cast<void>(dnnplan::build_layer_chain(problem.profiles));  // profile errors before planning
-    } catch (const command_line_error& e) {
-        std::cerr << "hybrid_plan: " << e.message << '\n';
-        return 2;
-    } catch (const dnnplan::error& e) {
-        std::cerr << "hybrid_plan: " << e.what() << '\n';
-        return 2;
+        request.validate();
+    } catch (const dnnplan::invalid_input& e) {
+        throw command_line_error{e.what()};
     }
-    const dnnplan::hybrid_result hybrid = dnnplan::solve(problem, args.options);
-    auto dp_options = args.options;
-    dp_options.max_stages = 1;
-    const dnnplan::hybrid_result data_parallel = dnnplan::solve(problem, dp_options);
+    // Profile errors (a layer the chain cannot order, ...) before planning.
+    const std::size_t states = cli::on_input(input, [&] { return dnnplan::build_layer_chain(problem.profiles).size(); });
+    const dnnplan::hybrid_result hybrid = dnnplan::solve(request);
+    dnnplan::hybrid_request data_parallel_request = request;
+    data_parallel_request.options.max_stages = 1;
+    const dnnplan::hybrid_result data_parallel = dnnplan::solve(data_parallel_request);
     const auto& graph = problem.profiles.front().graph;
 
-    if (!args.svg_file.empty() && hybrid.plan) {
-        std::ofstream out(args.svg_file);
+    if (args.svg_file && hybrid.plan) {
+        std::ofstream out(*args.svg_file);
         out << schedule_svg(*hybrid.plan, graph);
-        if (!out) {
-            std::cerr << "hybrid_plan: cannot write " << args.svg_file << '\n';
-            return 2;
-        }
+        if (!out) throw cli::input_error{"cannot write " + *args.svg_file};
     }
     if (args.json) {
         nlohmann::ordered_json j;
@@ -371,11 +283,11 @@ int run(int argc, char** argv) {
         std::cout << j.dump(2) << '\n';
         return 0;
     }
-    print_table(args, graph, dnnplan::build_layer_chain(problem.profiles).size(), hybrid, data_parallel);
-    if (!args.svg_file.empty() && hybrid.plan) std::printf("\nschedule written to %s\n", args.svg_file.c_str());
+    print_table(args, graph, states, hybrid, data_parallel);
+    if (args.svg_file && hybrid.plan) std::printf("\nschedule written to %s\n", args.svg_file->c_str());
     return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return dnnplan_examples::guarded_main("hybrid_plan", argc, argv, run); }
+int main(int argc, char** argv) { return dnnplan_examples::guarded_main("hybrid_plan", usage, argc, argv, run); }

@@ -38,6 +38,28 @@ string(FIND "${drawing}" "</svg>" closed)
 expect("--svg: ${box_count} rectangles" box_count GREATER 32)
 expect("--svg: not closed" NOT closed EQUAL -1)
 
+# Every line of text ends inside the picture: its x plus its width at the font's size (a
+# generous 6.2 px per character at 11 px, scaled for other sizes) is at most the picture's width.
+# (The subtitle ran past the right edge before: issue 10.)
+string(REGEX MATCH "<svg [^>]*width=\"([0-9.]+)\"" svg_tag "${drawing}")
+set(picture_width "${CMAKE_MATCH_1}")
+string(REGEX MATCHALL "<text x=\"[0-9.]+\"[^>]*>[^<]*</text>" texts "${drawing}")
+foreach(text IN LISTS texts)
+    string(REGEX MATCH "<text x=\"([0-9.]+)\"" ignored "${text}")
+    set(x "${CMAKE_MATCH_1}")
+    if(text MATCHES "text-anchor=\"(middle|end)\"")
+        continue()  # centred and right-aligned labels sit on the axis, inside by construction
+    endif()
+    set(size 11)
+    if(text MATCHES "font-size=\"([0-9]+)\"")
+        set(size "${CMAKE_MATCH_1}")
+    endif()
+    string(REGEX REPLACE "<text[^>]*>([^<]*)</text>" "\\1" content "${text}")
+    string(LENGTH "${content}" characters)
+    math(EXPR right "${x} + (${characters} * 62 * ${size}) / 110" OUTPUT_FORMAT DECIMAL)
+    expect("--svg: \"${content}\" ends at ${right} px, past the picture's ${picture_width} px" right LESS_EQUAL ${picture_width})
+endforeach()
+
 # A profile and a catalog from files, with the per-dollar objective.
 run("${FIXTURES}/../pipedream/alexnet.txt" --profile-batch 256 --containers "${FIXTURES}/containers.json"
     --max-workers 8 --batch-sizes 256,512 --objective samples-per-usd --json)

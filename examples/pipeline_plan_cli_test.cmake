@@ -8,11 +8,11 @@ include("${CMAKE_CURRENT_LIST_DIR}/cli_support.cmake")
 # 0.205520896 s per minibatch.
 run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --activation-compression-ratio 1 --json)
 expect("vgg16: exit code ${code}" code EQUAL 0)
-string(JSON time GET "${out}" time_per_minibatch_s)
-string(JSON states GET "${out}" num_states)
-string(JSON end0 GET "${out}" stages 0 end_state)
-string(JSON reps0 GET "${out}" stages 0 replicas)
-string(JSON reps1 GET "${out}" stages 1 replicas)
+string(JSON time GET "${out}" plan time_per_minibatch_s)
+string(JSON states GET "${out}" details num_states)
+string(JSON end0 GET "${out}" plan stages 0 end_state)
+string(JSON reps0 GET "${out}" plan stages 0 replicas)
+string(JSON reps1 GET "${out}" plan stages 1 replicas)
 expect("vgg16: time ${time}" time GREATER 0.2055208 AND time LESS 0.2055210)
 expect("vgg16: ${states} states" states EQUAL 40)
 expect("vgg16: stages end ${end0} with ${reps0} and ${reps1} replicas" end0 EQUAL 17 AND reps0 EQUAL 3 AND reps1 EQUAL 1)
@@ -25,4 +25,5 @@ expect("vgg16: no time line in the table" NOT at EQUAL -1)
 # Malformed command lines and files: one line on stderr, exit 2, nothing on stdout.
 expect_malformed("-n;4" "--pipedream-graph;${FIXTURES}/vgg16.txt" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;four"
                  "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;--colour" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;-b;-1"
-                 "--pipedream-graph;${FIXTURES}/README.md;-n;4" "--pipedream-graph;/nonexistent.txt;-n;4")
+                 "--pipedream-graph;${FIXTURES}/README.md;-n;4" "--pipedream-graph;/nonexistent.txt;-n;4"
+                 "--pipedream-graph;${FIXTURES}/../cli/empty.txt;-n;4")

@@ -11,7 +11,7 @@
 // --svg writes it as a plot (implies --pareto); --json prints only the result JSON. A malformed
 // file or command line: one line on stderr, exit 2.
 
-#include <dnnplan/io/json.hpp>
+#include <dnnplan/io/vm_json.hpp>
 #include <dnnplan/solve/vm_recommend.hpp>
 #include <dnnplan/solve/vm_request.hpp>
 
@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -34,38 +35,21 @@ namespace {
 
 constexpr std::string_view usage = "usage: vm_recommend [PROBLEM.json] [--pareto] [--json] [--svg OUT.svg]";
 
-using dnnplan_examples::command_line_error;
-using dnnplan_examples::open_input;
-
 struct arguments {
-    std::string problem_file;  // empty: the bundled problem
+    std::optional<std::string> problem_file;  // none: the bundled problem
     bool pareto = false;
     bool json = false;
-    std::string svg_file;
+    std::optional<std::string> svg_file;
 };
 
 arguments parse_arguments(int argc, char** argv) {
+    namespace cli = dnnplan_examples;
     arguments args;
-    const std::vector<std::string_view> a(argv + 1, argv + argc);
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const std::string_view flag = a[i];
-        if (flag == "--pareto") {
-            args.pareto = true;
-        } else if (flag == "--json") {
-            args.json = true;
-        } else if (flag == "--svg") {
-            if (i + 1 >= a.size() || a[i + 1].starts_with("--")) throw command_line_error{"--svg expects a file name"};
-            args.svg_file = std::string(a[++i]);
-            args.pareto = true;
-        } else if (flag == "-h" || flag == "--help") {
-            std::cout << usage << '\n';
-            std::exit(0);
-        } else if (!flag.starts_with("-") && args.problem_file.empty()) {
-            args.problem_file = std::string(flag);
-        } else {
-            throw command_line_error{"unknown argument " + std::string(flag)};
-        }
-    }
+    const std::vector<std::string> positional = cli::parse_command_line(
+        {cli::switch_flag("--pareto", args.pareto), cli::switch_flag("--json", args.json), cli::text_flag("--svg", args.svg_file)},
+        argc, argv, 1, 1);
+    if (!positional.empty()) args.problem_file = positional.front();
+    if (args.svg_file) args.pareto = true;
     return args;
 }
 
@@ -95,21 +79,21 @@ std::string describe_offers(const dnnplan::vm_configuration& c) {
 std::string hours(double seconds) { return fixed(seconds / 3600.0, 2) + " h"; }
 
 /// The objective's value with its unit.
-std::string objective_text(dnnplan::vm_objective objective, bool work_given, double value) {
+std::string objective_text(dnnplan::objective_kind objective, bool work_given, double value) {
     switch (objective) {
-        case dnnplan::vm_objective::min_cost: return fixed(value, 2) + (work_given ? " USD" : " USD/h");
-        case dnnplan::vm_objective::max_throughput: return fixed(value, 1) + " samples/s";
-        case dnnplan::vm_objective::max_samples_per_usd: return fixed(value, 0) + " samples/USD";
+        case dnnplan::objective_kind::max_throughput: return fixed(value, 1) + " samples/s";
+        case dnnplan::objective_kind::max_samples_per_usd: return fixed(value, 0) + " samples/USD";
+        case dnnplan::objective_kind::min_cost:
+        case dnnplan::objective_kind::min_time: break;
     }
-    return fixed(value, 6);
+    return fixed(value, 2) + (work_given ? " USD" : " USD/h");
 }
 
 void print_recommendation(const arguments& args, const dnnplan::vm_request& request, const dnnplan::vm_result& r) {
     const auto& problem = request.problem;
     const bool work_given = problem.work.given();
     std::printf("problem: %s; %zu instance types; objective %s\n",
-                args.problem_file.empty() ? "bundled (ResNet-50 on ImageNet, examples/data/vm_problem.json)"
-                                          : args.problem_file.c_str(),
+                args.problem_file ? args.problem_file->c_str() : "bundled (ResNet-50 on ImageNet, examples/data/vm_problem.json)",
                 problem.catalog.instances.size(), std::string(to_string(problem.objective)).c_str());
     const auto& c = problem.constraints;
     std::string constraints;
@@ -126,12 +110,12 @@ void print_recommendation(const arguments& args, const dnnplan::vm_request& requ
     std::printf("constraints: %s\n\n", constraints.empty() ? "none" : constraints.c_str());
 
     std::printf("status: %s (%s, %lld nodes, %lld model evaluations)\n", std::string(to_string(r.status)).c_str(),
-                std::string(to_string(r.method)).c_str(), static_cast<long long>(r.counters.nodes),
-                static_cast<long long>(r.counters.clusters_evaluated));
+                std::string(to_string(r.details.method)).c_str(), static_cast<long long>(r.counters.nodes),
+                static_cast<long long>(r.counters.evaluations));
     if (r.status != dnnplan::solve_status::optimal) std::printf("reason: %s\n", r.reason.c_str());
-    if (!r.best) return;
-    const auto& f = r.best->figures;
-    std::printf("\nrecommended: %s\n", describe_offers(*r.best).c_str());
+    if (!r.plan) return;
+    const auto& f = r.plan->figures;
+    std::printf("\nrecommended: %s\n", describe_offers(*r.plan).c_str());
     std::printf("  %-18s %lld instances, %lld GPUs\n", "size", static_cast<long long>(f.instances),
                 static_cast<long long>(f.gpus));
     std::printf("  %-18s %s samples/s\n", "throughput", fixed(f.samples_per_s, 1).c_str());
@@ -139,36 +123,41 @@ void print_recommendation(const arguments& args, const dnnplan::vm_request& requ
     std::printf("  %-18s %s\n", "samples per USD", fixed(f.samples_per_usd, 0).c_str());
     if (f.time_s) std::printf("  %-18s %s (%s s)\n", "training time", hours(*f.time_s).c_str(), fixed(*f.time_s, 0).c_str());
     if (f.cost_usd) std::printf("  %-18s %s USD\n", "cost", fixed(*f.cost_usd, 2).c_str());
-    std::printf("  %-18s %s\n", "objective", objective_text(problem.objective, work_given, r.objective_value).c_str());
+    const double value = r.objective_value.value_or(0.0);
+    std::printf("  %-18s %s\n", "objective", objective_text(problem.objective, work_given, value).c_str());
     if (r.status != dnnplan::solve_status::optimal) {
-        const bool maximise = problem.objective != dnnplan::vm_objective::min_cost;
-        std::printf("  %-18s the optimum is %s %s", "gap", maximise ? "at most" : "at least",
-                    objective_text(problem.objective, work_given, r.objective_bound).c_str());
-        if (std::isfinite(r.objective_bound) && r.objective_value != 0.0)
-            std::printf(" (%s%% from this plan)",
-                        fixed(100.0 * std::abs(r.objective_value - r.objective_bound) / std::abs(r.objective_value), 2).c_str());
-        std::printf("\n");
+        const bool maximise = dnnplan::maximises(problem.objective);
+        if (r.bound) {
+            std::printf("  %-18s the optimum is %s %s", "gap", maximise ? "at most" : "at least",
+                        objective_text(problem.objective, work_given, *r.bound).c_str());
+            if (value != 0.0)
+                std::printf(" (%s%% from this plan)", fixed(100.0 * std::abs(value - *r.bound) / std::abs(value), 2).c_str());
+            std::printf("\n");
+        } else {
+            std::printf("  %-18s no bound on the optimum is proven\n", "gap");
+        }
     }
 }
 
 void print_frontier(const dnnplan::vm_request& request, const dnnplan::vm_result& r) {
     const bool work_given = request.problem.work.given();
     std::printf("\nPareto frontier (%s): %zu configurations, fastest first\n",
-                r.frontier_status ? std::string(to_string(*r.frontier_status)).c_str() : "not computed", r.frontier.size());
+                r.details.frontier_status ? std::string(to_string(*r.details.frontier_status)).c_str() : "not computed",
+                r.details.frontier.size());
     if (work_given)
         std::printf("  %-4s %10s %10s %12s %8s %12s  %s\n", "#", "time h", "cost USD", "samples/s", "USD/h", "samples/USD",
                     "instances");
     else
         std::printf("  %-4s %12s %8s %12s  %s\n", "#", "samples/s", "USD/h", "samples/USD", "instances");
-    for (std::size_t i = 0; i < r.frontier.size(); ++i) {
-        const auto& f = r.frontier[i].figures;
+    for (std::size_t i = 0; i < r.details.frontier.size(); ++i) {
+        const auto& f = r.details.frontier[i].figures;
         if (work_given)
             std::printf("  %-4zu %10s %10s %12s %8s %12s  %s\n", i + 1, fixed(*f.time_s / 3600.0, 2).c_str(),
                         fixed(*f.cost_usd, 2).c_str(), fixed(f.samples_per_s, 1).c_str(), fixed(f.usd_per_h, 2).c_str(),
-                        fixed(f.samples_per_usd, 0).c_str(), describe_offers(r.frontier[i]).c_str());
+                        fixed(f.samples_per_usd, 0).c_str(), describe_offers(r.details.frontier[i]).c_str());
         else
             std::printf("  %-4zu %12s %8s %12s  %s\n", i + 1, fixed(f.samples_per_s, 1).c_str(), fixed(f.usd_per_h, 2).c_str(),
-                        fixed(f.samples_per_usd, 0).c_str(), describe_offers(r.frontier[i]).c_str());
+                        fixed(f.samples_per_usd, 0).c_str(), describe_offers(r.details.frontier[i]).c_str());
     }
 }
 
@@ -191,7 +180,7 @@ std::string frontier_svg(const dnnplan::vm_request& request, const dnnplan::vm_r
         std::string label;
     };
     std::vector<point> points;
-    for (const auto& c : r.frontier) {
+    for (const auto& c : r.details.frontier) {
         const auto& f = c.figures;
         points.push_back({work_given ? *f.time_s / 3600.0 : f.samples_per_s, work_given ? *f.cost_usd : f.usd_per_h,
                           describe_offers(c)});
@@ -222,7 +211,8 @@ std::string frontier_svg(const dnnplan::vm_request& request, const dnnplan::vm_r
         << R"(" font-family="sans-serif" font-size="11">)" << '\n';
     svg << R"(<rect width="100%" height="100%" fill="white"/>)" << '\n';
     svg << R"(<text x=")" << left << R"(" y="22" font-size="14">Pareto frontier: )" << points.size()
-        << " configurations (" << (r.frontier_status ? to_string(*r.frontier_status) : "not computed") << ")</text>\n";
+        << " configurations (" << (r.details.frontier_status ? to_string(*r.details.frontier_status) : "not computed")
+        << ")</text>\n";
     svg << R"(<text x=")" << left << R"(" y="40" fill="#555">every configuration above and )"
         << (work_given ? "right" : "left") << " of the staircase is dominated; ringed: the recommendation (" << to_string(request.problem.objective) << ")</text>\n";
     // Axes, ticks and labels.
@@ -260,52 +250,34 @@ std::string frontier_svg(const dnnplan::vm_request& request, const dnnplan::vm_r
     for (const auto& p : points)
         svg << R"(<circle cx=")" << sx(p.x) << R"(" cy=")" << sy(p.y) << R"(" r="3.5" fill="#1f5f9f"><title>)" << p.label
             << ": " << fixed(p.x, 2) << ", " << fixed(p.y, 2) << "</title></circle>\n";
-    if (r.best) {
-        const auto& f = r.best->figures;
+    if (r.plan) {
+        const auto& f = r.plan->figures;
         const double bx = work_given ? *f.time_s / 3600.0 : f.samples_per_s;
         const double by = work_given ? *f.cost_usd : f.usd_per_h;
         svg << R"(<circle cx=")" << sx(bx) << R"(" cy=")" << sy(by) << R"(" r="8" fill="none" stroke="#d62728" stroke-width="2"/>)"
             << '\n';
         const bool right_half = sx(bx) > left + width / 2;
         svg << R"(<text x=")" << (right_half ? sx(bx) - 12 : sx(bx) + 12) << R"(" y=")" << sy(by) - 12 << R"(" fill="#d62728" )"
-            << (right_half ? R"(text-anchor="end">)" : ">") << describe_offers(*r.best) << "</text>\n";
+            << (right_half ? R"(text-anchor="end">)" : ">") << describe_offers(*r.plan) << "</text>\n";
     }
     svg << "</svg>\n";
     return svg.str();
 }
 
 int run(int argc, char** argv) {
-    arguments args;
-    dnnplan::vm_request request;
-    try {
-        args = parse_arguments(argc, argv);
-        if (args.problem_file.empty()) {
-            request = dnnplan::parse_vm_request(dnnplan_examples::vm_problem_json);
-        } else {
-            std::ifstream in = open_input(args.problem_file);
-            try {
-                request = dnnplan::parse_vm_request(in);
-            } catch (const dnnplan::error& e) {
-                throw command_line_error{args.problem_file + ": " + e.what()};
-            }
-        }
-        if (args.pareto) request.options.pareto = true;
-    } catch (const command_line_error& e) {
-        std::cerr << "vm_recommend: " << e.message << '\n';
-        return 2;
-    } catch (const dnnplan::error& e) {
-        std::cerr << "vm_recommend: " << e.what() << '\n';
-        return 2;
-    }
-    const dnnplan::vm_result result = dnnplan::recommend_vms(request);
+    namespace cli = dnnplan_examples;
+    const arguments args = parse_arguments(argc, argv);
+    dnnplan::vm_request request =
+        args.problem_file ? cli::read_input(*args.problem_file, [](std::istream& in) { return dnnplan::parse_vm_request(in); })
+                          : dnnplan::parse_vm_request(dnnplan_examples::vm_problem_json);
+    if (args.pareto) request.options.pareto = true;
+    const dnnplan::vm_result result =
+        cli::on_input(args.problem_file.value_or("the bundled problem"), [&] { return dnnplan::solve(request); });
 
-    if (!args.svg_file.empty()) {
-        std::ofstream out(args.svg_file);
+    if (args.svg_file) {
+        std::ofstream out(*args.svg_file);
         out << frontier_svg(request, result);
-        if (!out) {
-            std::cerr << "vm_recommend: cannot write " << args.svg_file << '\n';
-            return 2;
-        }
+        if (!out) throw cli::input_error{"cannot write " + *args.svg_file};
     }
     if (args.json) {
         std::cout << dnnplan::to_json_text(result) << '\n';
@@ -313,10 +285,10 @@ int run(int argc, char** argv) {
     }
     print_recommendation(args, request, result);
     if (request.options.pareto) print_frontier(request, result);
-    if (!args.svg_file.empty()) std::printf("\nfrontier plot written to %s\n", args.svg_file.c_str());
+    if (args.svg_file) std::printf("\nfrontier plot written to %s\n", args.svg_file->c_str());
     return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return dnnplan_examples::guarded_main("vm_recommend", argc, argv, run); }
+int main(int argc, char** argv) { return dnnplan_examples::guarded_main("vm_recommend", usage, argc, argv, run); }

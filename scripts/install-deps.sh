@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages dnnplan builds and tests with, if any is missing.
+# Installs the Debian 12 packages dnnplan builds and tests with, if any is missing; with --fuzz,
+# also Clang and its runtime libraries (libFuzzer, the sanitizers) for scripts/fuzz.
 # apt-get update runs only when something has to be installed.
 set -euo pipefail
 
 packages=(libeigen3-dev libboost-math-dev catch2 nlohmann-json3-dev libbenchmark-dev cmake ninja-build g++)
+if [[ "${1:-}" == "--fuzz" ]]; then
+    packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

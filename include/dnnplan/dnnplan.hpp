@@ -5,16 +5,17 @@
 
 #include <dnnplan/version.hpp>
 
+#include <dnnplan/core/affine_time.hpp>
 #include <dnnplan/core/catalog.hpp>
+#include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/core/layer_graph.hpp>
-#include <dnnplan/core/prediction.hpp>
+#include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
-#include <dnnplan/core/workload.hpp>
 
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/linear_time.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
+#include <dnnplan/fit/numeric_kernels.hpp>
 #include <dnnplan/fit/optimus.hpp>
 #include <dnnplan/fit/ps_async.hpp>
 #include <dnnplan/fit/quality.hpp>
@@ -31,9 +32,11 @@
 #include <dnnplan/model/pipeline_1f1b.hpp>
 #include <dnnplan/model/ps_load_contention.hpp>
 #include <dnnplan/model/sync_data_parallel.hpp>
+#include <dnnplan/model/sync_data_parallel_bounds.hpp>
 
 #include <dnnplan/partition/antichain.hpp>
 #include <dnnplan/partition/layer_chain.hpp>
+#include <dnnplan/partition/layer_graph.hpp>
 #include <dnnplan/partition/pipedream.hpp>
 #include <dnnplan/partition/pipeline_dp.hpp>
 
@@ -41,12 +44,17 @@
 #include <dnnplan/search/cluster_space.hpp>
 #include <dnnplan/search/exact.hpp>
 #include <dnnplan/search/exhaustive.hpp>
+#include <dnnplan/search/incumbent.hpp>
 #include <dnnplan/search/outcome.hpp>
 #include <dnnplan/search/pareto.hpp>
 #include <dnnplan/search/sliding_window.hpp>
+#include <dnnplan/search/vm_branch_and_bound.hpp>
 
 #include <dnnplan/solve/hybrid_parallel.hpp>
+#include <dnnplan/solve/pipeline_partition.hpp>
+#include <dnnplan/solve/spot_problem.hpp>
 #include <dnnplan/solve/spot_provision.hpp>
+#include <dnnplan/solve/vm_problem.hpp>
 #include <dnnplan/solve/vm_recommend.hpp>
 #include <dnnplan/solve/vm_request.hpp>
 

@@ -1,7 +1,7 @@
 // Tests of fit/ps_async.hpp: the spotDNN asynchronous PS model (Shang et al., IWQoS 2023,
 // eqs. (6)-(9)) fitted to cluster speeds.
 #include <dnnplan/fit/ps_async.hpp>
-#include <dnnplan/io/json.hpp>
+#include <dnnplan/io/fit_json.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -264,8 +264,13 @@ TEST_CASE("ps-async load contention: options and JSON", "[fit][ps_async][load][i
     bad.replace(bad.find("\"load\""), 6, "\"fair\"");
     CHECK_THROWS_WITH(parse_ps_async_fit_result(bad), Catch::Contains("contention_model"));
     CHECK(to_string(ps_contention_model::spotdnn) == "spotdnn");
-    CHECK(parse_ps_contention_model("load", "x") == ps_contention_model::load);
-    CHECK_THROWS_WITH(parse_ps_contention_model("Load", "x"), Catch::Contains("\"spotdnn\" or \"load\""));
+    CHECK(parse_enum<ps_contention_model>("load", "x") == ps_contention_model::load);
+    CHECK(enum_from_string<ps_contention_model>("spotdnn") == ps_contention_model::spotdnn);
+    CHECK_FALSE(enum_from_string<ps_contention_model>("Load").has_value());  // case matters
+    const auto e = dnnplan_test::error_of([] { (void)parse_enum<ps_contention_model>("Load", "x"); });
+    CHECK(e.field() == "x");
+    CHECK(e.value() == "\"Load\"");
+    CHECK(e.expected() == "one of \"spotdnn\", \"load\"");
 }
 
 TEST_CASE("ps-async load contention on transient-training: homogeneous fit, the three mixes", "[fit][ps_async][load][data]") {

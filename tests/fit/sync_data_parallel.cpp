@@ -1,21 +1,30 @@
-// The Pollux-form fitter (adaptdl/goodput.py fit_perf_params): recovery of known parameters from
-// seeded noisy synthetic steps, each pinning rule, interval coverage, and the errors.
+// The synchronous data-parallel fitter (fit/sync_data_parallel.hpp; Pollux, adaptdl/goodput.py
+// fit_perf_params): recovery of known parameters from seeded noisy synthetic steps, each pinning
+// rule, interval coverage and the errors; then the opt-in variants (docs/models/
+// sync-data-parallel.md, "Variants"): recovery of a known node term and batch exponent, their
+// pinning rules, the cross-validated choice of a form, and a variant fit's JSON.
 
 #include <dnnplan/fit/sync_data_parallel.hpp>
+#include <dnnplan/io/fit_json.hpp>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "../support/checks.hpp"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
 using namespace dnnplan;
+using dnnplan_test::error_of;
+using dnnplan_test::field_of;
 
 namespace {
+/// Pollux's form: the parameters the fits must recover.
 const pollux_params truth{.alpha_c_s = 0.05,
                           .beta_c_s = 0.002,
                           .alpha_n_s = 0.15,
@@ -24,25 +33,47 @@ const pollux_params truth{.alpha_c_s = 0.05,
                           .beta_r_s = 0.005,
                           .gamma = 2.0};
 
+/// The same with both variant terms: a node term and a batch exponent below 1.
+const pollux_params variant_truth = [] {
+    pollux_params p = truth;
+    p.delta_n_s = 0.03;
+    p.batch_exponent = 0.7;
+    return p;
+}();
+
 double normal(std::mt19937_64& g) { return dnnplan_test::standard_normal(g); }
 
-/// Placements as in the Pollux traces: 1-4 nodes of up to 4 GPUs, batches 16..128.
+/// A placement as in the Pollux traces: 1-4 nodes of 1-4 GPUs each, local batch 16..128.
+sync_shape draw_shape(std::mt19937_64& g) {
+    const double batches[] = {16.0, 32.0, 64.0, 128.0};
+    const auto nodes = static_cast<std::int64_t>(1 + g() % 4);
+    std::int64_t replicas = 0;
+    for (std::int64_t k = 0; k < nodes; ++k) replicas += static_cast<std::int64_t>(1 + g() % 4);
+    return {.replicas = replicas, .nodes = nodes, .local_batch = batches[g() % 4], .accumulation_steps = 0};
+}
+
 std::vector<sync_shape> shapes(std::mt19937_64& g, std::size_t count) {
     std::vector<sync_shape> out;
-    const double batches[] = {16.0, 32.0, 64.0, 128.0};
-    for (std::size_t i = 0; i < count; ++i) {
-        const auto nodes = static_cast<std::int64_t>(1 + g() % 4);
-        std::int64_t replicas = 0;
-        for (std::int64_t k = 0; k < nodes; ++k) replicas += static_cast<std::int64_t>(1 + g() % 4);
-        out.push_back({.replicas = replicas, .nodes = nodes, .local_batch = batches[g() % 4], .accumulation_steps = 0});
-    }
+    for (std::size_t i = 0; i < count; ++i) out.push_back(draw_shape(g));
     return out;
 }
 
+/// Steps of `truth` at the given shapes, with log-normal noise of `sigma`.
 std::vector<sync_step_sample> noisy(const std::vector<sync_shape>& where, double sigma, std::mt19937_64& g) {
     std::vector<sync_step_sample> out;
     for (const auto& s : where)
         out.push_back({.shape = s, .step_time_s = pollux_step_time_s(truth, s) * std::exp(sigma * normal(g))});
+    return out;
+}
+
+/// `count` steps of `p` at drawn shapes (each shape, then its noise), seeded.
+std::vector<sync_step_sample> synthetic(const pollux_params& p, std::size_t count, double sigma, std::uint64_t seed) {
+    std::mt19937_64 g(seed);
+    std::vector<sync_step_sample> out;
+    for (std::size_t i = 0; i < count; ++i) {
+        const sync_shape shape = draw_shape(g);
+        out.push_back({.shape = shape, .step_time_s = pollux_step_time_s(p, shape) * std::exp(sigma * normal(g))});
+    }
     return out;
 }
 
@@ -222,4 +253,156 @@ TEST_CASE("fitter errors name the field", "[fit][sync]") {
     } catch (const invalid_input& e) {
         CHECK(e.field() == "confidence");
     }
+}
+
+// ---- the variants -----------------------------------------------------------------------------
+
+TEST_CASE("the variants are named and counted", "[fit][sync][variant]") {
+    CHECK(parse_enum<sync_variant>("node-term+batch-power", "variant") == sync_variant::node_term_batch_power);
+    for (const sync_variant v : all_sync_variants) CHECK(parse_enum<sync_variant>(to_string(v), "variant") == v);
+    const auto e = error_of([] { (void)parse_enum<sync_variant>("nodes", "variant"); });
+    CHECK(e.field() == "variant");
+    CHECK(e.value() == "\"nodes\"");
+    CHECK(e.expected() == "one of \"pollux\", \"node-term\", \"batch-power\", \"node-term+batch-power\"");
+    CHECK(sync_param_count(sync_variant::pollux) == 7);
+    CHECK(sync_param_count(sync_variant::node_term) == 8);
+    CHECK(sync_param_count(sync_variant::node_term_batch_power) == 9);
+    CHECK(sync_param_names(sync_variant::batch_power).back() == "batch_exponent");
+}
+
+TEST_CASE("the variant fit recovers a known node term and batch exponent", "[fit][sync][variant]") {
+    const auto samples = synthetic(variant_truth, 300, 0.01, 11);
+    sync_fit_options options;
+    options.variant = sync_variant::node_term_batch_power;
+    const auto fit = fit_sync_data_parallel(samples, options);
+    CHECK(fit.variant == sync_variant::node_term_batch_power);
+    CHECK(fit.pinned.empty());
+    CHECK(fit.params.delta_n_s == Approx(variant_truth.delta_n_s).epsilon(0.15));
+    CHECK(fit.params.batch_exponent == Approx(variant_truth.batch_exponent).epsilon(0.05));
+    CHECK(fit.params.alpha_n_s == Approx(variant_truth.alpha_n_s).epsilon(0.15));
+    CHECK(fit.quality.median_ape_ratio < 0.015);
+    CHECK(fit.covariance.rows() == 9);
+    CHECK(fit.degrees_of_freedom == 300 - 9);
+    // The Pollux form cannot express these steps: its error is several times larger.
+    const auto pollux = fit_sync_data_parallel(samples);
+    CHECK(pollux.variant == sync_variant::pollux);
+    CHECK(pollux.covariance.rows() == 7);
+    CHECK(pollux.params.delta_n_s == 0.0);
+    CHECK(pollux.params.batch_exponent == 1.0);
+    CHECK(pollux.quality.median_ape_ratio > 2.0 * fit.quality.median_ape_ratio);
+    // Intervals with the variant's parameters.
+    const sync_shape shape{.replicas = 6, .nodes = 2, .local_batch = 48.0};
+    const auto band = predict_step_time_with_interval(fit, shape);
+    CHECK(band.lower < band.value);
+    CHECK(band.value < band.upper);
+    CHECK(band.value == Approx(pollux_step_time_s(variant_truth, shape)).epsilon(0.03));
+}
+
+TEST_CASE("the variants' pinning rules", "[fit][sync][variant]") {
+    // Multi-node samples all at K / N = 2 and two local batches: neither extra parameter is
+    // identifiable, both are pinned (delta_n at the floor, p at Pollux's 1).
+    const std::vector<sync_step_sample> samples{
+        at(1, 1, 32, 0.10), at(1, 1, 64, 0.17), at(2, 1, 32, 0.14), at(3, 1, 64, 0.25), at(4, 2, 32, 0.30),
+        at(6, 3, 64, 0.41), at(8, 4, 32, 0.38), at(4, 2, 64, 0.36), at(2, 1, 64, 0.21), at(8, 4, 64, 0.45)};
+    sync_fit_options options;
+    options.variant = sync_variant::node_term_batch_power;
+    const auto fit = fit_sync_data_parallel(samples, options);
+    CHECK(fit.is_pinned("delta_n_s"));
+    CHECK(fit.is_pinned("batch_exponent"));
+    CHECK(fit.params.delta_n_s == 1e-8);
+    CHECK(fit.params.batch_exponent == 1.0);
+    CHECK(fit.covariance(7, 7) == 0.0);
+    CHECK(fit.covariance(8, 8) == 0.0);
+    // A third batch frees p; a second replicas-per-node value frees delta_n.
+    auto more = samples;
+    more.push_back(at(1, 1, 128, 0.31));
+    more.push_back(at(4, 4, 32, 0.28));
+    const auto freed = fit_sync_data_parallel(more, options);
+    CHECK_FALSE(freed.is_pinned("delta_n_s"));
+    CHECK_FALSE(freed.is_pinned("batch_exponent"));
+}
+
+TEST_CASE("a fit result must not carry a parameter its variant lacks", "[fit][sync][variant]") {
+    sync_fit_result fit;
+    fit.params = {.alpha_c_s = 0.1, .beta_c_s = 0.01, .delta_n_s = 0.5};
+    CHECK(field_of([&] { fit.validate(); }) == "fit.params.delta_n_s");
+    fit.variant = sync_variant::node_term;
+    CHECK(field_of([&] { fit.validate(); }) == "fit.covariance");  // 8 x 8 expected
+    fit.covariance = Eigen::MatrixXd::Zero(8, 8);
+    CHECK_NOTHROW(fit.validate());
+    fit.pinned = {"batch_exponent"};
+    CHECK(field_of([&] { fit.validate(); }) == "fit.pinned[0]");
+}
+
+TEST_CASE("cross-validation on the training rows picks the form that generated them", "[fit][sync][variant]") {
+    pollux_params node_only = variant_truth;
+    node_only.batch_exponent = 1.0;
+    node_only.delta_n_s = 0.08;
+    const auto samples = synthetic(node_only, 160, 0.02, 5);
+    sync_selection_options options;
+    options.candidates = {sync_variant::pollux, sync_variant::node_term};
+    const auto chosen = select_sync_variant(samples, options);
+    REQUIRE(chosen.scores.size() == 2);
+    CHECK(chosen.chosen == sync_variant::node_term);
+    CHECK(chosen.scores[1].cv_median_ape_ratio < chosen.scores[0].cv_median_ape_ratio);
+    // Deterministic for a seed.
+    const auto again = select_sync_variant(samples, options);
+    CHECK(again.scores[0].cv_median_ape_ratio == chosen.scores[0].cv_median_ape_ratio);
+    // A larger model must beat the smaller by the margin: with an impossible margin, Pollux stays.
+    options.min_improvement_ratio = 1.0;
+    CHECK(select_sync_variant(samples, options).chosen == sync_variant::pollux);
+    options.folds = 1;
+    CHECK(field_of([&] { (void)select_sync_variant(samples, options); }) == "options.folds");
+    options.folds = 5;
+    options.candidates.clear();
+    CHECK(field_of([&] { (void)select_sync_variant(samples, options); }) == "options.candidates");
+}
+
+TEST_CASE("a variant fit round-trips through JSON; absent fields mean Pollux's form", "[fit][io][json][sync][variant]") {
+    const auto samples = synthetic(variant_truth, 120, 0.01, 3);
+    sync_fit_options options;
+    options.variant = sync_variant::node_term_batch_power;
+    const auto fit = fit_sync_data_parallel(samples, options);
+    const std::string text = to_json_text(fit);
+    CHECK(text.find("\"variant\": \"node-term+batch-power\"") != std::string::npos);
+    const auto back = parse_sync_fit_result(text);
+    CHECK(back.variant == fit.variant);
+    CHECK(back.params == fit.params);
+    CHECK(back.covariance == fit.covariance);
+    const sync_shape shape{.replicas = 5, .nodes = 2, .local_batch = 40.0};
+    CHECK(predict_step_time_with_interval(back, shape).upper == predict_step_time_with_interval(fit, shape).upper);
+
+    // Pollux's form: every field is written, "variant" and the variant fields of params at
+    // Pollux's values (0 and 1); a document without them (an older file) reads as Pollux's form.
+    const auto pollux = fit_sync_data_parallel(samples);
+    nlohmann::json j = nlohmann::json::parse(to_json_text(pollux));
+    CHECK(j["variant"] == "pollux");
+    CHECK(j["params"]["delta_n_s"] == 0.0);
+    CHECK(j["params"]["batch_exponent"] == 1.0);
+    j.erase("variant");
+    j["params"].erase("delta_n_s");
+    j["params"].erase("batch_exponent");
+    const auto old = parse_sync_fit_result(j.dump());
+    CHECK(old.variant == sync_variant::pollux);
+    CHECK(old.params == pollux.params);
+
+    const auto field_of_parse = [](const nlohmann::json& d) {
+        return field_of([&] { (void)parse_sync_fit_result(d.dump()); });
+    };
+    nlohmann::json bad = nlohmann::json::parse(text);
+    bad["variant"] = "nodes";
+    CHECK(field_of_parse(bad) == "variant");
+    CHECK_THROWS_WITH(parse_sync_fit_result(bad.dump()), Catch::Contains("one of \"pollux\", \"node-term\""));
+    bad = nlohmann::json::parse(text);
+    bad["variant"] = "pollux";  // a node term, a batch power and a 9 x 9 covariance for a 7-parameter form
+    CHECK(field_of_parse(bad) == "params.delta_n_s");  // the parameters are checked first
+    bad["params"]["delta_n_s"] = 0.0;
+    bad["params"]["batch_exponent"] = 1.0;
+    CHECK(field_of_parse(bad) == "covariance");
+    bad = nlohmann::json::parse(text);
+    bad["params"]["batch_exponent"] = 9.0;
+    CHECK(field_of_parse(bad) == "params.batch_exponent");
+    bad = nlohmann::json::parse(text);
+    bad["params"]["delta"] = 1.0;  // strict: unknown keys are rejected
+    CHECK_THROWS_AS(parse_sync_fit_result(bad.dump()), invalid_input);
 }

@@ -1,9 +1,8 @@
 // PipeDream graph.txt reader: the shipped profiles of four models (tests/fixtures/pipedream,
 // from msr-fiddle/pipedream, MIT) parse with the file's node and edge counts and figures; every
-// malformed line is a parse_error naming its line; and the JSON form of layer_graph (io/json.hpp)
-// round-trips and rejects what it must, naming the field.
+// malformed line is a parse_error naming its line. (The JSON form of layer_graph is tested in
+// tests/io/partition_json.cpp.)
 
-#include <dnnplan/io/json.hpp>
 #include <dnnplan/io/pipedream_graph.hpp>
 
 #include <catch2/catch.hpp>
@@ -18,8 +17,6 @@
 #include <vector>
 
 namespace {
-
-using nlohmann::ordered_json;
 
 std::string fixture_path(std::string_view model) {
     return std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/pipedream/" + std::string(model) + ".txt";
@@ -356,152 +353,4 @@ TEST_CASE("pipedream graph: line numbers count blank lines; stream and text agre
 TEST_CASE("pipedream graph: parse errors are dnnplan::error", "[pipedream]") {
     CHECK_THROWS_AS(dnnplan::parse_pipedream_graph("garbage"), dnnplan::error);
     CHECK_THROWS_AS(dnnplan::parse_pipedream_graph("garbage"), dnnplan::parse_error);
-}
-
-// ---- the JSON form (io/json.hpp) -----------------------------------------------------------------
-
-TEST_CASE("layer_graph JSON: every fixture round-trips", "[pipedream][json]") {
-    for (const char* model : {"vgg16", "resnet50", "alexnet", "gnmt"}) {
-        INFO(model);
-        const auto g = dnnplan::parse_pipedream_graph(read_fixture(model));
-        const nlohmann::json j = g;
-        CHECK(same(j.get<dnnplan::layer_graph>(), g));
-        const ordered_json o = g;
-        CHECK(same(o.get<dnnplan::layer_graph>(), g));
-        CHECK(same(nlohmann::json::parse(j.dump()).get<dnnplan::layer_graph>(), g));  // doubles survive text
-    }
-}
-
-TEST_CASE("layer_graph JSON: layout, by id", "[pipedream][json]") {
-    auto layers = dnnplan::parse_pipedream_graph(node("node1") + node("node2") + "\tnode1 -- node2\n").layers();
-    layers[1].optimizer_state_bytes = 80.0;
-    const dnnplan::layer_graph g(layers, {{0, 1}});
-    const ordered_json j = g;
-    CHECK(j.dump() ==
-          R"j({"layers":[{"id":"node1","description":"Linear(in_features=4, out_features=4)","forward_s":0.001,)j"
-          R"j("backward_s":0.002,"activation_bytes":100.0,"parameter_bytes":10.0},)j"
-          R"j({"id":"node2","description":"Linear(in_features=4, out_features=4)","forward_s":0.001,)j"
-          R"j("backward_s":0.002,"activation_bytes":100.0,"parameter_bytes":10.0,"optimizer_state_bytes":80.0}],)j"
-          R"j("edges":[{"from":"node1","to":"node2"}]})j");
-    const auto back = j.get<dnnplan::layer_graph>();
-    CHECK(same(back, g));
-    CHECK(back.at(1).optimizer_state_bytes == 80.0);
-
-    // A layer on its own; optimizer_state_bytes may be null.
-    auto one = ordered_json(g.at(0));
-    one["optimizer_state_bytes"] = nullptr;
-    CHECK_FALSE(one.get<dnnplan::layer>().optimizer_state_bytes.has_value());
-    CHECK(same(one.get<dnnplan::layer>(), g.at(0)));
-}
-
-namespace {
-
-ordered_json small_graph_document() {
-    return ordered_json::parse(R"({"layers": [
-        {"id": "a", "description": "Input", "forward_s": 0, "backward_s": 0, "activation_bytes": 8, "parameter_bytes": 0},
-        {"id": "b", "description": "Linear", "forward_s": 0.5, "backward_s": 1, "activation_bytes": 4, "parameter_bytes": 16},
-        {"id": "c", "description": "Softmax", "forward_s": 0.1, "backward_s": 0.1, "activation_bytes": 4, "parameter_bytes": 0}],
-      "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}]})");
-}
-
-dnnplan::invalid_input json_rejection(const ordered_json& document, const std::string& field) {
-    INFO("document: " << document.dump());
-    std::optional<dnnplan::invalid_input> e;
-    try {
-        (void)document.get<dnnplan::layer_graph>();
-    } catch (const dnnplan::invalid_input& thrown) {
-        e = thrown;
-    }
-    REQUIRE(e.has_value());
-    CHECK(e->field() == field);
-    CHECK_FALSE(e->expected().empty());
-    return *e;
-}
-
-}  // namespace
-
-TEST_CASE("layer_graph JSON: rejections name the field", "[pipedream][json]") {
-    const auto ok = small_graph_document().get<dnnplan::layer_graph>();
-    CHECK(ok.size() == 3);
-    CHECK(ok.edges() == std::vector<dnnplan::layer_edge>{{0, 1}, {1, 2}});
-
-    auto d = small_graph_document();
-    d["edges"][1]["from"] = "z";
-    auto e = json_rejection(d, "edges[1].from");
-    CHECK(e.value() == "\"z\"");
-    CHECK(e.expected() == "the id of a layer in layers");
-
-    d = small_graph_document();
-    d["edges"][0]["to"] = "nope";
-    json_rejection(d, "edges[0].to");
-
-    d = small_graph_document();
-    d["edges"][0]["to"] = 1;  // an index is not an id
-    CHECK(json_rejection(d, "edges[0].to").expected() == "a string");
-
-    d = small_graph_document();
-    d["edges"][0]["weight"] = 1;
-    json_rejection(d, "edges[0].weight");
-
-    d = small_graph_document();
-    d["edges"][0].erase("from");
-    CHECK(json_rejection(d, "edges[0].from").value() == "missing");
-
-    d = small_graph_document();
-    d["layers"][1]["flops"] = 1;
-    json_rejection(d, "layers[1].flops");
-
-    d = small_graph_document();
-    d["layers"][2].erase("backward_s");
-    CHECK(json_rejection(d, "layers[2].backward_s").value() == "missing");
-
-    d = small_graph_document();
-    d.erase("edges");
-    json_rejection(d, "edges");
-
-    d = small_graph_document();
-    d["edges"] = ordered_json::object();
-    json_rejection(d, "edges");
-
-    d = small_graph_document();
-    d["colour"] = "red";
-    json_rejection(d, "colour");
-
-    CHECK(json_rejection(ordered_json::array(), "(root)").expected() == "an object");
-
-    // The constructor's rules, with its field names.
-    d = small_graph_document();
-    d["layers"][1]["forward_s"] = -1;
-    json_rejection(d, "layers[1].forward_s");
-
-    d = small_graph_document();
-    d["layers"][2]["id"] = "a";
-    json_rejection(d, "layers[2].id");
-
-    d = small_graph_document();
-    d["layers"][0]["id"] = "";
-    json_rejection(d, "layers[0].id");
-
-    d = small_graph_document();
-    d["edges"][1]["to"] = "b";
-    e = json_rejection(d, "edges[1].to");
-    CHECK(e.value() == "\"b\"");
-    CHECK(e.expected() == "a layer other than its source b (no self-loops)");
-
-    d = small_graph_document();
-    d["edges"].push_back({{"from", "a"}, {"to", "b"}});
-    CHECK(json_rejection(d, "edges").value() == "a -> b");
-
-    d = small_graph_document();
-    d["edges"].push_back({{"from", "c"}, {"to", "a"}});
-    e = json_rejection(d, "edges");
-    CHECK(e.expected() == "an acyclic graph");
-    CHECK(e.value().starts_with("a cycle through "));
-
-    // The target is unchanged on failure.
-    auto target = ok;
-    d = small_graph_document();
-    d["layers"][1]["forward_s"] = "fast";
-    CHECK_THROWS_AS(from_json(d, target), dnnplan::invalid_input);
-    CHECK(same(target, ok));
 }

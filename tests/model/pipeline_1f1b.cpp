@@ -2,7 +2,7 @@
 // memory check, and its contract with the partitioners (stage_cost_model).
 
 #include <dnnplan/model/pipeline_1f1b.hpp>
-#include <dnnplan/partition/stage_cost.hpp>
+#include <dnnplan/model/concepts.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -23,8 +23,8 @@ dnnplan::layer_chain two_layers() {
     return c;
 }
 
-const dnnplan::pipeline_1f1b_options hand_options{.micro_batch_size = 8, .micro_batches = 4, .bandwidth_bytes_per_s = 1e9,
-                                                  .sync_overlap_ratio = 0.5, .device_memory_bytes = 16e9, .speed_ratio = 1.0};
+const dnnplan::pipeline_config hand_options{.micro_batch_size = 8, .micro_batches = 4, .bandwidth_bytes_per_s = 1e9,
+                                            .sync_overlap_ratio = 0.5, .device_memory_bytes = 16e9, .speed_ratio = 1.0};
 
 struct missing_pipeline_time {
     static constexpr bool needs_stage_count = true;
@@ -154,7 +154,7 @@ TEST_CASE("a faster device divides compute, not communication", "[model][pipelin
 
 TEST_CASE("bad options and chains are rejected naming the field", "[model][pipeline_1f1b][errors]") {
     using Catch::Matchers::Contains;
-    const auto make = [](dnnplan::pipeline_1f1b_options o) { return dnnplan::pipeline_1f1b_model(two_layers(), o); };
+    const auto make = [](dnnplan::pipeline_config o) { return dnnplan::pipeline_1f1b_model(two_layers(), o); };
     CHECK_THROWS_WITH(make({.micro_batch_size = 0}), Contains("options.micro_batch_size = 0"));
     CHECK_THROWS_WITH(make({.micro_batches = 0}), Contains("options.micro_batches = 0"));
     CHECK_THROWS_WITH(make({.bandwidth_bytes_per_s = 0}), Contains("options.bandwidth_bytes_per_s = 0"));

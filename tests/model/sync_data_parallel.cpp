@@ -1,6 +1,7 @@
 // The Pollux step-time model (Qiao et al., OSDI 2021; adaptdl/goodput.py; reference note
-// sync-models.md), heterogeneous replicas, the ring all-reduce variant and the cluster adapters,
-// checked on hand-computed values.
+// sync-models.md) and its opt-in node-term and batch-power variants, heterogeneous replicas, the
+// ring all-reduce variant and the cluster adapters, checked on hand-computed values; the cluster
+// adapters' bound members checked against every cluster of small boxes.
 
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/heterogeneous_ps.hpp>
@@ -8,11 +9,17 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/checks.hpp"
+
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace dnnplan;
@@ -32,15 +39,7 @@ pollux_params with_gamma(double gamma) {
     return p;
 }
 
-template <class F>
-std::string field_of(F&& f) {
-    try {
-        f();
-    } catch (const invalid_input& e) {
-        return e.field();
-    }
-    return "(no exception)";
-}
+using dnnplan_test::field_of;
 }  // namespace
 
 TEST_CASE("sync time follows the note: 0 at K = 1, alpha at K = 2, alpha + beta (K - 2) beyond", "[model][sync]") {
@@ -127,9 +126,42 @@ TEST_CASE("pollux_params validation names the field", "[model][sync]") {
           }) == "params.alpha_c_s");
 }
 
+TEST_CASE("the node term and the batch power by hand", "[model][sync][variant]") {
+    const pollux_params p{.alpha_c_s = 0.01, .beta_c_s = 0.001, .alpha_n_s = 0.1, .beta_n_s = 0.01,
+                          .alpha_r_s = 0.05, .beta_r_s = 0.02, .gamma = 1.0, .delta_n_s = 0.02, .batch_exponent = 0.5};
+    // T_sync = alpha_n + beta_n (K - 2) + delta_n (K / N - 1) for N > 1.
+    CHECK(pollux_sync_time_s(p, 8, 2) == Approx(0.1 + 0.01 * 6 + 0.02 * 3));
+    CHECK(pollux_sync_time_s(p, 8, 4) == Approx(0.1 + 0.01 * 6 + 0.02 * 1));
+    CHECK(pollux_sync_time_s(p, 8, 8) == Approx(0.1 + 0.01 * 6));  // one replica per node: no term
+    CHECK(pollux_sync_time_s(p, 4, 1) == Approx(0.05 + 0.02 * 2));  // one node: Pollux's intra-node term
+    CHECK(pollux_sync_time_s(p, 1, 1) == 0.0);
+    // T_grad = alpha_c + beta_c m^p.
+    CHECK(pollux_compute_time_s(p, 64.0) == Approx(0.01 + 0.001 * 8.0));
+    // gamma = 1: T_iter = T_grad + T_sync.
+    const sync_shape shape{.replicas = 8, .nodes = 2, .local_batch = 64.0};
+    CHECK(pollux_step_time_s(p, shape) == Approx(0.018 + 0.22));
+
+    // The defaults are Pollux's form, bit for bit.
+    const pollux_params q{.alpha_c_s = 0.01, .beta_c_s = 0.001, .alpha_n_s = 0.1, .beta_n_s = 0.01,
+                          .alpha_r_s = 0.05, .beta_r_s = 0.02, .gamma = 1.0};
+    CHECK(pollux_sync_time_s(q, 8, 2) == 0.1 + 0.01 * 6.0);
+    CHECK(pollux_compute_time_s(q, 64.0) == 0.01 + 0.001 * 64.0);
+}
+
+TEST_CASE("the variant parameters are validated", "[model][sync][variant]") {
+    pollux_params p;
+    p.delta_n_s = -1.0;
+    CHECK(field_of([&] { p.validate(); }) == "params.delta_n_s");
+    p = {};
+    p.batch_exponent = 5.0;
+    CHECK_THROWS_WITH(p.validate(), Catch::Contains("batch_exponent = 5") && Catch::Contains("[0.25, 4]"));
+    p.batch_exponent = 0.2;
+    CHECK(field_of([&] { p.validate(); }) == "params.batch_exponent");
+}
+
 TEST_CASE("heterogeneous replicas: equal batch waits for the slowest", "[model][sync][heterogeneous]") {
-    const std::vector<replica_group> groups{{.compute = {.alpha_c_s = 0.1, .beta_c_s = 0.01}, .replicas = 2},
-                                            {.compute = {.alpha_c_s = 0.1, .beta_c_s = 0.03}, .replicas = 2}};
+    const std::vector<replica_group> groups{{.compute = {.fixed_s = 0.1, .per_sample_s = 0.01}, .replicas = 2},
+                                            {.compute = {.fixed_s = 0.1, .per_sample_s = 0.03}, .replicas = 2}};
     const auto step = heterogeneous_step_time(groups, base, 1, batch_policy::equal, 10.0);
     CHECK(step.status == balance_status::balanced);
     CHECK(step.time.compute_s == Approx(0.4));  // 0.1 + 0.03 * 10
@@ -141,8 +173,8 @@ TEST_CASE("heterogeneous replicas: equal batch waits for the slowest", "[model][
 }
 
 TEST_CASE("heterogeneous replicas: balanced batches equalise T_grad (LB-BSP)", "[model][sync][heterogeneous]") {
-    const std::vector<replica_group> groups{{.compute = {.alpha_c_s = 0.1, .beta_c_s = 0.01}, .replicas = 2},
-                                            {.compute = {.alpha_c_s = 0.1, .beta_c_s = 0.03}, .replicas = 2}};
+    const std::vector<replica_group> groups{{.compute = {.fixed_s = 0.1, .per_sample_s = 0.01}, .replicas = 2},
+                                            {.compute = {.fixed_s = 0.1, .per_sample_s = 0.03}, .replicas = 2}};
     // T = (40 + 2 * 0.1 / 0.01 + 2 * 0.1 / 0.03) / (2 / 0.01 + 2 / 0.03) = 0.25; m = 15 and 5.
     const auto step = heterogeneous_step_time(groups, base, 1, batch_policy::balanced, 40.0);
     CHECK(step.status == balance_status::balanced);
@@ -157,7 +189,7 @@ TEST_CASE("heterogeneous replicas: balanced batches equalise T_grad (LB-BSP)", "
     const auto equal = heterogeneous_step_time(groups, base, 1, batch_policy::equal, 10.0);
     CHECK(step.time.step_s < equal.time.step_s);
     // Identical groups: balanced equals equal.
-    const std::vector<replica_group> same{{.compute = {.alpha_c_s = 0.1, .beta_c_s = 0.01}, .replicas = 3}};
+    const std::vector<replica_group> same{{.compute = {.fixed_s = 0.1, .per_sample_s = 0.01}, .replicas = 3}};
     CHECK(heterogeneous_step_time(same, base, 1, batch_policy::balanced, 30.0).time.step_s ==
           Approx(heterogeneous_step_time(same, base, 1, batch_policy::equal, 10.0).time.step_s));
 }
@@ -165,8 +197,8 @@ TEST_CASE("heterogeneous replicas: balanced batches equalise T_grad (LB-BSP)", "
 TEST_CASE("heterogeneous replicas: a replica too slow for any share is reported", "[model][sync][heterogeneous]") {
     // Unconstrained T = (10 + 10 + 50) / (1000 + 100) = 0.064 < alpha of group 1 (0.5): its share
     // would be negative. It gets 0, is listed, and the step waits for its fixed 0.5 s.
-    const std::vector<replica_group> groups{{.compute = {.alpha_c_s = 0.01, .beta_c_s = 0.001}, .replicas = 1},
-                                            {.compute = {.alpha_c_s = 0.5, .beta_c_s = 0.01}, .replicas = 1}};
+    const std::vector<replica_group> groups{{.compute = {.fixed_s = 0.01, .per_sample_s = 0.001}, .replicas = 1},
+                                            {.compute = {.fixed_s = 0.5, .per_sample_s = 0.01}, .replicas = 1}};
     const auto step = heterogeneous_step_time(groups, base, 1, batch_policy::balanced, 10.0);
     CHECK(step.status == balance_status::idle_replicas);
     CHECK(step.idle_groups == std::vector<std::size_t>{1});
@@ -177,12 +209,15 @@ TEST_CASE("heterogeneous replicas: a replica too slow for any share is reported"
 }
 
 TEST_CASE("heterogeneous inputs are validated", "[model][sync][heterogeneous]") {
-    const std::vector<replica_group> bad{{.compute = {.alpha_c_s = 0.1, .beta_c_s = 0.0}, .replicas = 1}};
+    const std::vector<replica_group> bad{{.compute = {.fixed_s = 0.1, .per_sample_s = 0.0}, .replicas = 1}};
     CHECK(field_of([&] { (void)heterogeneous_step_time(bad, base, 1, batch_policy::equal, 1.0); }) ==
-          "groups[0].compute.beta_c_s");
-    const std::vector<replica_group> none{{.compute = {.alpha_c_s = 0.1, .beta_c_s = 0.1}, .replicas = 0}};
+          "groups[0].compute.per_sample_s");
+    const std::vector<replica_group> negative{{.compute = {.fixed_s = -0.1, .per_sample_s = 0.1}, .replicas = 1}};
+    CHECK(field_of([&] { (void)heterogeneous_step_time(negative, base, 1, batch_policy::equal, 1.0); }) ==
+          "groups[0].compute.fixed_s");
+    const std::vector<replica_group> none{{.compute = {.fixed_s = 0.1, .per_sample_s = 0.1}, .replicas = 0}};
     CHECK(field_of([&] { (void)heterogeneous_step_time(none, base, 1, batch_policy::equal, 1.0); }) == "replicas");
-    const std::vector<replica_group> one{{.compute = {.alpha_c_s = 0.1, .beta_c_s = 0.1}, .replicas = 2}};
+    const std::vector<replica_group> one{{.compute = {.fixed_s = 0.1, .per_sample_s = 0.1}, .replicas = 2}};
     CHECK(field_of([&] { (void)heterogeneous_step_time(one, base, 1, batch_policy::equal, 0.0); }) == "batch");
     CHECK(field_of([&] { (void)heterogeneous_step_time(one, with_gamma(0.0), 1, batch_policy::equal, 1.0); }) ==
           "network.gamma");
@@ -218,8 +253,8 @@ TEST_CASE("price of a configuration, spot and on-demand", "[model][sync][cost]")
 
 TEST_CASE("the synchronous cluster adapter", "[model][sync][concept]") {
     sync_cluster_spec spec;
-    spec.types = {{.gpus = 4, .compute = {.alpha_c_s = 0.1, .beta_c_s = 0.01}},
-                  {.gpus = 1, .compute = {.alpha_c_s = 0.1, .beta_c_s = 0.03}}};
+    spec.types = {{.gpus = 4, .compute = {.fixed_s = 0.1, .per_sample_s = 0.01}},
+                  {.gpus = 1, .compute = {.fixed_s = 0.1, .per_sample_s = 0.03}}};
     spec.network = base;
     spec.batch = 10.0;
     const sync_cluster_throughput model(spec);
@@ -253,41 +288,35 @@ TEST_CASE("the synchronous cluster adapter", "[model][sync][concept]") {
 
     spec.batch = 0.0;
     CHECK(field_of([&] { sync_cluster_throughput{spec}; }) == "spec.batch");
+    // A GPU's compute time is an affine_time with a per-sample part > 0 (the split divides by it).
+    spec.batch = 10.0;
+    spec.types[1].compute.per_sample_s = 0.0;
+    CHECK(field_of([&] { sync_cluster_throughput{spec}; }) == "spec.types[1].compute.per_sample_s");
+    spec.types[1].compute = {.fixed_s = -0.1, .per_sample_s = 0.03};
+    CHECK(field_of([&] { sync_cluster_throughput{spec}; }) == "spec.types[1].compute.fixed_s");
 }
 
 TEST_CASE("the adapter is built from the instance catalog", "[model][sync][concept]") {
     instance_catalog catalog;
     catalog.instances = {{.name = "g4dn.12xlarge", .gpus = 4, .quota = 4, .spot_usd_per_h = 1.2, .on_demand_usd_per_h = 3.9}};
-    const std::array<gpu_compute, 1> compute{{{.alpha_c_s = 0.1, .beta_c_s = 0.01}}};
+    const std::array<affine_time, 1> compute{{{.fixed_s = 0.1, .per_sample_s = 0.01}}};
     const auto model = sync_cluster_throughput::from_catalog(catalog, compute, {.network = base, .batch = 10.0});
     const std::array<std::int32_t, 1> one{1};
     CHECK(model.spec().types[0].gpus == 4);
     CHECK(model.samples_per_s(one) == Approx(40.0 / 0.27));
-    const std::array<gpu_compute, 0> none{};
+    const std::array<affine_time, 0> none{};
     CHECK(field_of([&] { (void)sync_cluster_throughput::from_catalog(catalog, none, {.network = base, .batch = 10.0}); }) ==
           "compute");
 }
 
-namespace {
-struct no_noexcept {
-    std::size_t type_count() const { return 1; }
-    double samples_per_s(std::span<const std::int32_t>) const { return 1.0; }
-};
-struct float_speed {
-    std::size_t type_count() const noexcept { return 1; }
-    float samples_per_s(std::span<const std::int32_t>) const noexcept { return 1.0f; }
-};
-struct no_type_count {
-    double samples_per_s(std::span<const std::int32_t>) const noexcept { return 1.0; }
-};
-}  // namespace
-
 TEST_CASE("both the synchronous and the asynchronous models satisfy cluster_throughput_model", "[model][sync][concept]") {
+    // (Types that do not conform are in tests/model/concepts.cpp.)
     static_assert(cluster_throughput_model<sync_cluster_throughput>);
     static_assert(cluster_throughput_model<asp_cluster_throughput<heterogeneous_ps_model>>);
-    static_assert(!cluster_throughput_model<no_noexcept>);
-    static_assert(!cluster_throughput_model<float_speed>);
-    static_assert(!cluster_throughput_model<no_type_count>);
+    static_assert(linearly_bounded_throughput_model<sync_cluster_throughput>);
+    static_assert(box_bounded_throughput_model<sync_cluster_throughput>);
+    static_assert(linearly_bounded_throughput_model<asp_cluster_throughput<heterogeneous_ps_model>>);
+    static_assert(!box_bounded_throughput_model<asp_cluster_throughput<heterogeneous_ps_model>>);
     static_assert(!cluster_throughput_model<heterogeneous_ps_model>);  // per-worker, not per-cluster
 
     const ps_network network{.parameter_bytes = 11.5e6,
@@ -303,4 +332,177 @@ TEST_CASE("both the synchronous and the asynchronous models satisfy cluster_thro
     CHECK(async_model.samples_per_s(counts) == Approx(asp_aggregate(ps, counts).samples_per_s));
     const std::array<std::int32_t, 2> empty{0, 0};
     CHECK(async_model.samples_per_s(empty) == 0.0);
+}
+
+// ---- the bound members (model/sync_data_parallel_bounds.hpp, model/asp_cluster.hpp) ------------
+
+namespace {
+
+using counts = std::vector<std::int32_t>;
+
+/// Every cluster c with lower <= c <= upper (an odometer over the counts).
+template <class F>
+void for_each_cluster(const counts& lower, const counts& upper, F&& f) {
+    counts c = lower;
+    while (true) {
+        f(std::as_const(c));
+        std::size_t k = 0;
+        while (k < c.size() && c[k] == upper[k]) {
+            c[k] = lower[k];
+            ++k;
+        }
+        if (k == c.size()) return;
+        ++c[k];
+    }
+}
+
+std::string text(const counts& c) {
+    std::string out = "{";
+    for (std::size_t k = 0; k < c.size(); ++k) {
+        if (k > 0) out += ", ";
+        out += std::to_string(c[k]);
+    }
+    return out + "}";
+}
+
+struct bound_check {
+    std::int64_t checked = 0;     ///< (box, bound arguments, cluster) triples compared
+    std::int64_t violations = 0;  ///< a cluster faster than a bound that must hold for it
+    std::int64_t bad_rates = 0;   ///< a rate that is negative or not finite
+    std::string first{};          ///< the first violation, for the report
+};
+
+/// Both bounds of `model` (the box bound if it has one) against the speed of every cluster of
+/// every box [lower, upper] with 0 <= lower <= upper <= cap per type, for min_instances 1 and 2,
+/// min_samples_per_s 0, half the box's fastest cluster and all of it, and max_instances 1..4.
+template <class M>
+bound_check check_bounds(const M& model, std::int32_t cap) {
+    bound_check out;
+    const std::size_t types = model.type_count();
+    const counts zero(types, 0), top(types, cap);
+    const auto violation = [&](const std::string& what) {
+        if (out.violations++ == 0) out.first = what;
+    };
+    for_each_cluster(zero, top, [&](const counts& lower_ref) {
+        const counts lower = lower_ref;
+        for_each_cluster(lower, top, [&](const counts& upper_ref) {
+            const counts upper = upper_ref;
+            std::vector<counts> clusters;
+            std::vector<double> speeds;
+            double fastest = 0.0;
+            for_each_cluster(lower, upper, [&](const counts& c) {
+                clusters.push_back(c);
+                speeds.push_back(model.samples_per_s(c));
+                fastest = std::max(fastest, speeds.back());
+            });
+            const auto size = [](const counts& c) { return std::accumulate(c.begin(), c.end(), std::int64_t{0}); };
+            const std::string box = "box " + text(lower) + ".." + text(upper);
+            for (const std::int64_t min_instances : {1, 2})
+                for (const double share : {0.0, 0.5, 1.0}) {
+                    const double min_speed = share * fastest;
+                    std::vector<double> rate(types, -1.0);
+                    model.samples_per_s_linear_bound(lower, upper, rate, min_instances, min_speed);
+                    for (const double r : rate)
+                        if (!(std::isfinite(r) && r >= 0.0)) ++out.bad_rates;
+                    for (std::size_t i = 0; i < clusters.size(); ++i) {
+                        if (size(clusters[i]) < min_instances || speeds[i] < min_speed) continue;
+                        double bound = 0.0;
+                        for (std::size_t k = 0; k < types; ++k) bound += clusters[i][k] * rate[k];
+                        ++out.checked;
+                        if (speeds[i] > bound * (1.0 + 1e-9))
+                            violation("linear bound, " + box + ", min_instances " + std::to_string(min_instances) +
+                                      ", min_samples_per_s " + std::to_string(min_speed) + ": cluster " + text(clusters[i]) +
+                                      " runs " + std::to_string(speeds[i]) + " > " + std::to_string(bound));
+                    }
+                }
+            if constexpr (box_bounded_throughput_model<M>) {
+                for (const std::int64_t min_instances : {1, 2})
+                    for (std::int64_t max_instances = 1; max_instances <= 4; ++max_instances) {
+                        const double bound = model.samples_per_s_upper_bound(lower, upper, max_instances, min_instances);
+                        for (std::size_t i = 0; i < clusters.size(); ++i) {
+                            const std::int64_t n = size(clusters[i]);
+                            if (n < min_instances || n > max_instances) continue;
+                            ++out.checked;
+                            if (speeds[i] > bound * (1.0 + 1e-9))
+                                violation("box bound, " + box + ", instances " + std::to_string(min_instances) + ".." +
+                                          std::to_string(max_instances) + ": cluster " + text(clusters[i]) + " runs " +
+                                          std::to_string(speeds[i]) + " > " + std::to_string(bound));
+                        }
+                    }
+            }
+        });
+    });
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the synchronous adapter's bound members hold for every cluster of small boxes", "[model][sync][bounds]") {
+    // Three types (4, 1 and 2 GPUs per instance), boxes within 0..2 instances of each: every
+    // policy, batch basis, accumulation, and synchronisation form of the model.
+    struct network_form {
+        const char* name;
+        pollux_params params;
+        bool ring;
+    };
+    pollux_params steep = with_gamma(2.0);  // beta_n > alpha_n / 2: T_sync / K grows with K
+    steep.beta_n_s = 0.15;
+    // LIBRARY BUG (notes/requests-fit.md, "sync bounds ignore the node term"): with delta_n_s > 0
+    // both bounds take T_sync at N = 2 nodes as the least over the box, but the node term
+    // delta_n (K / N - 1) falls as N grows, so a cluster on 3+ nodes runs faster than either
+    // bound (e.g. {2, 1} of the box {2, 1}..{2, 1}, equal, global: 83.8 > 76.5 samples/s). The
+    // "pollux, node term" configurations fail until the bounds use the node term's least value.
+    pollux_params node_term = with_gamma(2.0);
+    node_term.delta_n_s = 0.05;
+    const std::vector<network_form> forms{{"pollux", with_gamma(2.0), false},
+                                          {"pollux, steep beta_n", steep, false},
+                                          {"pollux, node term", node_term, false},
+                                          {"ring", with_gamma(2.0), true}};
+    for (const auto& form : forms)
+        for (const batch_policy policy : {batch_policy::equal, batch_policy::balanced})
+            for (const batch_basis basis : {batch_basis::per_replica, batch_basis::global})
+                for (const std::int32_t accumulation : {0, 1}) {
+                    sync_cluster_spec spec;
+                    spec.types = {{.gpus = 4, .compute = {.fixed_s = 0.1, .per_sample_s = 0.01}},
+                                  {.gpus = 1, .compute = {.fixed_s = 0.1, .per_sample_s = 0.03}},
+                                  {.gpus = 2, .compute = {.fixed_s = 0.02, .per_sample_s = 0.02}}};
+                    spec.network = form.params;
+                    if (form.ring)
+                        spec.ring = ring_allreduce{.parameter_bytes = 100e6, .intra_node_bytes_per_s = 10e9,
+                                                   .inter_node_bytes_per_s = 1.25e9, .latency_s = 1e-3};
+                    spec.policy = policy;
+                    spec.basis = basis;
+                    spec.batch = basis == batch_basis::per_replica ? 10.0 : 60.0;
+                    spec.accumulation_steps = accumulation;
+                    const sync_cluster_throughput model(spec);
+                    const bound_check result = check_bounds(model, 2);
+                    INFO(form.name << ", " << to_string(policy) << ", " << to_string(basis) << ", accumulation "
+                                   << accumulation << ": " << result.first);
+                    CHECK(result.checked > 0);
+                    CHECK(result.violations == 0);
+                    CHECK(result.bad_rates == 0);
+                }
+}
+
+TEST_CASE("the asynchronous adapter's linear bound holds for every cluster of small boxes", "[model][bounds]") {
+    const ps_network network{.parameter_bytes = 11.5e6,
+                             .required_bandwidth_bytes_per_s = 142e6,
+                             .ps_bandwidth_bytes_per_s = 1200e6,
+                             .pcie_bandwidth_bytes_per_s = 1e10,
+                             .contention = {.alpha1 = 0.8, .beta1 = -1.92}};
+    const heterogeneous_ps_model ps(network, {{.gpus = 1, .worker_batch = 128.0, .compute_s = 0.1},
+                                              {.gpus = 2, .worker_batch = 256.0, .compute_s = 0.15}});
+    const asp_cluster_throughput model(ps);
+    const bound_check result = check_bounds(model, 3);
+    INFO(result.first);
+    CHECK(result.checked > 0);
+    CHECK(result.violations == 0);
+    CHECK(result.bad_rates == 0);
+    // One type only in the box: the rate of the other is 0, and the bound of one worker of the
+    // first is its own speed (n = 1 exactly).
+    const counts lower{1, 0}, upper{1, 0};
+    std::vector<double> rate(2);
+    model.samples_per_s_linear_bound(lower, upper, rate);
+    CHECK(rate[1] == 0.0);
+    CHECK(rate[0] == Approx(model.samples_per_s(lower)));
 }

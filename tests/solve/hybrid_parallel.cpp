@@ -1,6 +1,7 @@
 // The hybrid-parallel planner of solve/hybrid_parallel.hpp: agreement with a brute-force planner
 // on seeded random problems, the three objectives and their infeasible statuses, pipelining
-// against pure data parallelism, and the re-plan when workers join or leave.
+// against pure data parallelism, the re-plan when workers join or leave, and pipeline model
+// factories of the host's own (solve(request, factory)).
 
 #include <dnnplan/io/pipedream_graph.hpp>
 #include <dnnplan/solve/hybrid_parallel.hpp>
@@ -10,6 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -53,13 +56,31 @@ dnnplan::layer_graph random_graph(dnnplan_test::rng& r, std::size_t n) {
     return dnnplan::layer_graph(layers, edges);
 }
 
-double objective_value(const dnnplan::hybrid_plan& p, dnnplan::hybrid_objective o) {
+// The objective as a figure to maximise.
+double objective_value(const dnnplan::hybrid_plan& p, dnnplan::objective_kind o) {
     switch (o) {
-        case dnnplan::hybrid_objective::max_samples_per_usd: return p.samples_per_usd;
-        case dnnplan::hybrid_objective::max_samples_per_s: return p.samples_per_s;
-        case dnnplan::hybrid_objective::min_usd_per_h: return -p.usd_per_h;
+        case dnnplan::objective_kind::max_samples_per_usd: return p.samples_per_usd;
+        case dnnplan::objective_kind::max_throughput: return p.samples_per_s;
+        case dnnplan::objective_kind::min_cost: return -p.usd_per_h;
+        case dnnplan::objective_kind::min_time: break;
     }
     return 0;
+}
+
+/// The planner on the 1F1B model: solve(hybrid_request).
+dnnplan::hybrid_result run(const dnnplan::hybrid_problem& problem, const dnnplan::hybrid_options& options = {}) {
+    return dnnplan::solve(dnnplan::hybrid_request{.problem = problem, .options = options});
+}
+
+/// Optimal results carry the plan's objective figure as value and bound.
+void check_value_and_bound(const dnnplan::hybrid_result& r, dnnplan::objective_kind o) {
+    REQUIRE(r.status == dnnplan::solve_status::optimal);
+    REQUIRE(r.plan.has_value());
+    REQUIRE(r.objective_value);
+    REQUIRE(r.bound);
+    const double figure = o == dnnplan::objective_kind::min_cost ? r.plan->usd_per_h : objective_value(*r.plan, o);
+    CHECK(*r.objective_value == figure);
+    CHECK(*r.bound == figure);
 }
 
 }  // namespace
@@ -83,7 +104,10 @@ TEST_CASE("on seeded random problems the planner's objective equals a brute-forc
         problem.global_batch_sizes = {4, 8};
         dnnplan::hybrid_options options{.max_micro_batches = r.integer(1, 4), .sync_overlap_ratio = r.uniform(0, 1)};
         const int pick = r.integer(0, 2);
-        options.objective = static_cast<dnnplan::hybrid_objective>(pick);
+        constexpr dnnplan::objective_kind objectives[] = {dnnplan::objective_kind::max_samples_per_usd,
+                                                          dnnplan::objective_kind::max_throughput,
+                                                          dnnplan::objective_kind::min_cost};
+        options.objective = objectives[pick];
         if (pick == 1) options.budget_usd_per_h = r.uniform(0.5, 8);
         if (pick == 2) options.target_samples_per_s = r.uniform(5, 200);
         INFO("seed " << seed << ", objective " << to_string(options.objective));
@@ -117,16 +141,17 @@ TEST_CASE("on seeded random problems the planner's objective equals a brute-forc
                     }
                 }
         }
-        const auto result = dnnplan::solve(problem, options);
+        const auto result = run(problem, options);
         if (std::isinf(best)) {
             CHECK(result.status == dnnplan::solve_status::infeasible);
-            CHECK_FALSE(result.plan);
+            CHECK_FALSE(result.plan.has_value());
+            CHECK_FALSE(result.objective_value);
+            CHECK_FALSE(result.bound);
             CHECK_FALSE(result.reason.empty());
             continue;
         }
         ++feasible;
-        REQUIRE(result.status == dnnplan::solve_status::optimal);
-        REQUIRE(result.plan);
+        check_value_and_bound(result, options.objective);
         const auto& plan = *result.plan;
         CHECK(objective_value(plan, options.objective) == Approx(best).epsilon(1e-9));
         // The plan's figures are consistent with each other.
@@ -144,27 +169,29 @@ TEST_CASE("on seeded random problems the planner's objective equals a brute-forc
 
 TEST_CASE("vgg16 on 16 V100s: pipelining beats pure data parallelism on the same containers", "[solve][hybrid]") {
     const auto problem = vgg16_problem(16);
-    const dnnplan::hybrid_options fastest{.objective = dnnplan::hybrid_objective::max_samples_per_s};
-    const auto hybrid = dnnplan::solve(problem, fastest);
+    const dnnplan::hybrid_options fastest{.objective = dnnplan::objective_kind::max_throughput};
+    const auto hybrid = run(problem, fastest);
     auto dp_options = fastest;
     dp_options.max_stages = 1;
-    const auto data_parallel = dnnplan::solve(problem, dp_options);
-    REQUIRE(hybrid.plan);
-    REQUIRE(data_parallel.plan);
+    const auto data_parallel = run(problem, dp_options);
+    REQUIRE(hybrid.plan.has_value());
+    REQUIRE(data_parallel.plan.has_value());
     CHECK(data_parallel.plan->stages.size() == 1);
     CHECK(hybrid.plan->stages.size() > 1);
     // 553 MB of parameters at 1 GB/s: a 16-way all-reduce alone takes 2 * 15/16 * 0.553 = 1.04 s.
     CHECK(hybrid.plan->samples_per_s > 2 * data_parallel.plan->samples_per_s);
     CHECK(hybrid.plan->workers <= 16);
-    CHECK(hybrid.configurations == 2 * 2 * 6);  // 2 container types x 2 batches x M in {1, 2, 4, 8, 16, 32}
+    CHECK(hybrid.counters.nodes == 2 * 2 * 6);  // 2 container types x 2 batches x M in {1, 2, 4, 8, 16, 32}
+    CHECK(hybrid.counters.evaluations > 0);     // stage times computed by the partitioner
+    check_value_and_bound(hybrid, fastest.objective);
 }
 
 TEST_CASE("the objectives: per dollar, within a budget, the cheapest for a target", "[solve][hybrid]") {
     const auto problem = vgg16_problem(16);
     // Prices are linear in GPUs and parallelism never makes a sample cheaper in the model, so
     // throughput per dollar is best on the fewest GPUs that hold the model: one.
-    const auto per_usd = dnnplan::solve(problem, {});
-    REQUIRE(per_usd.plan);
+    const auto per_usd = run(problem);
+    check_value_and_bound(per_usd, dnnplan::objective_kind::max_samples_per_usd);
     CHECK(per_usd.plan->workers == 1);
     // 190.3 samples/s at 3.06 USD/h: 128 / 0.672535 s per minibatch (PipeDream's one-machine time).
     CHECK(per_usd.plan->samples_per_s == Approx(128 / 0.672535));
@@ -172,46 +199,48 @@ TEST_CASE("the objectives: per dollar, within a budget, the cheapest for a targe
     CHECK(per_usd.plan->samples_per_usd == Approx(128 / 0.672535 * 3600 / 3.06));
 
     // Within 4 V100-hours per hour: at most 4 GPUs, faster than one.
-    const auto budget = dnnplan::solve(problem, {.objective = dnnplan::hybrid_objective::max_samples_per_s, .budget_usd_per_h = 4 * 3.06});
-    REQUIRE(budget.plan);
+    const auto budget = run(problem, {.objective = dnnplan::objective_kind::max_throughput, .budget_usd_per_h = 4 * 3.06});
+    REQUIRE(budget.plan.has_value());
     CHECK(budget.plan->usd_per_h <= 4 * 3.06 + 1e-9);
     CHECK(budget.plan->samples_per_s > per_usd.plan->samples_per_s);
-    const auto more = dnnplan::solve(problem, {.objective = dnnplan::hybrid_objective::max_samples_per_s, .budget_usd_per_h = 8 * 3.06});
-    REQUIRE(more.plan);
+    const auto more = run(problem, {.objective = dnnplan::objective_kind::max_throughput, .budget_usd_per_h = 8 * 3.06});
+    REQUIRE(more.plan.has_value());
     CHECK(more.plan->samples_per_s > budget.plan->samples_per_s);
 
     // The cheapest plan reaching the 4-GPU plan's throughput costs no more than it.
-    const auto target = dnnplan::solve(problem, {.objective = dnnplan::hybrid_objective::min_usd_per_h,
-                                                 .target_samples_per_s = budget.plan->samples_per_s});
-    REQUIRE(target.plan);
+    const auto target = run(problem, {.objective = dnnplan::objective_kind::min_cost,
+                                      .target_samples_per_s = budget.plan->samples_per_s});
+    check_value_and_bound(target, dnnplan::objective_kind::min_cost);
     CHECK(target.plan->samples_per_s >= budget.plan->samples_per_s);
     CHECK(target.plan->usd_per_h <= budget.plan->usd_per_h);
     // ... and a little more throughput than one GPU gives needs a second GPU.
-    const auto two = dnnplan::solve(problem, {.objective = dnnplan::hybrid_objective::min_usd_per_h,
-                                              .target_samples_per_s = per_usd.plan->samples_per_s * 1.01});
-    REQUIRE(two.plan);
+    const auto two = run(problem, {.objective = dnnplan::objective_kind::min_cost,
+                                   .target_samples_per_s = per_usd.plan->samples_per_s * 1.01});
+    REQUIRE(two.plan.has_value());
     CHECK(two.plan->usd_per_h == Approx(2 * 3.06));
 }
 
 TEST_CASE("no plan is status infeasible with the reason", "[solve][hybrid]") {
     using Catch::Matchers::Contains;
     const auto problem = vgg16_problem(4);
-    const auto poor = dnnplan::solve(problem, {.objective = dnnplan::hybrid_objective::max_samples_per_s, .budget_usd_per_h = 1.0});
+    const auto poor = run(problem, {.objective = dnnplan::objective_kind::max_throughput, .budget_usd_per_h = 1.0});
     CHECK(poor.status == dnnplan::solve_status::infeasible);
-    CHECK_FALSE(poor.plan);
+    CHECK_FALSE(poor.plan.has_value());
+    CHECK_FALSE(poor.objective_value);
+    CHECK_FALSE(poor.bound);
     CHECK_THAT(poor.reason, Contains("the cheapest plan costs 3.06 USD/h, over the budget of 1 USD/h"));
-    const auto greedy = dnnplan::solve(problem, {.objective = dnnplan::hybrid_objective::min_usd_per_h, .target_samples_per_s = 1e6});
+    const auto greedy = run(problem, {.objective = dnnplan::objective_kind::min_cost, .target_samples_per_s = 1e6});
     CHECK(greedy.status == dnnplan::solve_status::infeasible);
     CHECK_THAT(greedy.reason, Contains("below the target of 1e+06 samples/s"));
     auto small = problem;
     for (auto& c : small.catalog.containers) c.gpu_memory_bytes = 1e8;  // vgg16's last layer alone has 411 MB
-    const auto none = dnnplan::solve(small, {});
+    const auto none = run(small);
     CHECK(none.status == dnnplan::solve_status::infeasible);
     CHECK_THAT(none.reason, Contains("fits in GPU memory"));
     auto narrow = problem;
     narrow.max_workers = 3;
     narrow.catalog.containers = {v100("v100x4", 4, 16)};  // a container has more GPUs than the worker limit
-    CHECK(dnnplan::solve(narrow, {}).status == dnnplan::solve_status::infeasible);
+    CHECK(run(narrow).status == dnnplan::solve_status::infeasible);
 }
 
 TEST_CASE("GPU memory that cannot hold the model moves the per-dollar optimum off one GPU", "[solve][hybrid]") {
@@ -222,8 +251,8 @@ TEST_CASE("GPU memory that cannot hold the model moves the per-dollar optimum of
     // 1.66e9 + 4 * 1.15e8 = 2.12e9 bytes: with 2e9 per GPU, the per-dollar optimum (one GPU
     // otherwise, see above) needs a second one.
     for (auto& c : problem.catalog.containers) c.gpu_memory_bytes = 2e9;
-    const auto r = dnnplan::solve(problem, {});
-    REQUIRE(r.plan);
+    const auto r = run(problem);
+    REQUIRE(r.plan.has_value());
     CHECK(r.plan->workers >= 2);
     for (const auto& s : r.plan->stages) {
         CHECK(s.figures.fits);
@@ -231,28 +260,32 @@ TEST_CASE("GPU memory that cannot hold the model moves the per-dollar optimum of
     }
     auto roomy = problem;
     for (auto& c : roomy.catalog.containers) c.gpu_memory_bytes = 2.2e9;
-    const auto one = dnnplan::solve(roomy, {});
-    REQUIRE(one.plan);
+    const auto one = run(roomy);
+    REQUIRE(one.plan.has_value());
     CHECK(one.plan->workers == 1);
     CHECK(one.plan->micro_batches == 32);
 }
 
 TEST_CASE("re-plan on scale-out and scale-in reports the layers that move and their bytes", "[solve][hybrid][replan]") {
     const auto problem = vgg16_problem(64);
-    const dnnplan::hybrid_options options{.objective = dnnplan::hybrid_objective::max_samples_per_s};
+    const dnnplan::hybrid_options options{.objective = dnnplan::objective_kind::max_throughput};
+    const dnnplan::hybrid_request request{.problem = problem, .options = options};
     auto four = problem;
     four.max_workers = 4;
-    const auto running = dnnplan::solve(four, options);
-    REQUIRE(running.plan);
+    const auto running = run(four, options);
+    REQUIRE(running.plan.has_value());
     const auto chain = dnnplan::build_layer_chain(problem.profiles);
 
     const auto check_moves = [&](const dnnplan::replan_result& r, const dnnplan::hybrid_plan& before) {
-        REQUIRE(r.result.plan);
+        REQUIRE(r.result.plan.has_value());
         double in = 0, out = 0, total = 0;
         for (const double b : r.bytes_in_by_stage) in += b;
         for (const double b : r.bytes_out_by_stage) out += b;
         for (const auto& m : r.moves) {
             CHECK(m.from_stage != m.to_stage);
+            // Every layer is in a stage of both plans here (no layer is left out of a plan).
+            CHECK(m.from_stage.has_value());
+            CHECK(m.to_stage.has_value());
             CHECK(m.id == problem.profiles[0].graph.at(m.layer).id);
             double expected = 0;
             for (const auto& l : chain.layers)
@@ -267,7 +300,7 @@ TEST_CASE("re-plan on scale-out and scale-in reports the layers that move and th
         CHECK(r.bytes_out_by_stage.size() == before.stages.size());
     };
 
-    const auto out = dnnplan::replan(problem, options, *running.plan, 16);
+    const auto out = dnnplan::replan(request, *running.plan, 16);
     check_moves(out, *running.plan);
     CHECK(out.result.plan->container == running.plan->container);
     CHECK(out.result.plan->workers > running.plan->workers);
@@ -276,17 +309,188 @@ TEST_CASE("re-plan on scale-out and scale-in reports the layers that move and th
     CHECK_FALSE(out.moves.empty());
     CHECK(out.bytes_moved > 0);
 
-    const auto in = dnnplan::replan(problem, options, *out.result.plan, 2);
+    const auto in = dnnplan::replan(request, *out.result.plan, 2);
     check_moves(in, *out.result.plan);
     CHECK(in.result.plan->workers <= 2);
     CHECK(in.result.plan->samples_per_s < out.result.plan->samples_per_s);
 
     // The same worker count gives the same plan: nothing moves.
-    const auto same = dnnplan::replan(problem, options, *running.plan, 4);
-    REQUIRE(same.result.plan);
+    const auto same = dnnplan::replan(request, *running.plan, 4);
+    REQUIRE(same.result.plan.has_value());
     CHECK(same.moves.empty());
     CHECK(same.bytes_moved == 0.0);
     CHECK(same.result.plan->stages.size() == running.plan->stages.size());
+}
+
+namespace {
+
+/// A stage-cost model of the host's own around the 1F1B model: every stage `slowdown` times slower
+/// (a device slower than the profiled one, say). It has no breakdown member, so a plan's stages
+/// carry only their stage_time_s.
+struct slowed_1f1b {
+    dnnplan::pipeline_1f1b_model inner;
+    double slowdown = 2.0;
+
+    static constexpr bool needs_stage_count = true;
+    static constexpr bool depends_only_on_remaining_stages = true;
+    [[nodiscard]] std::size_t num_states() const noexcept { return inner.num_states(); }
+    [[nodiscard]] double stage_time_s(const dnnplan::stage_candidate& c) const noexcept {
+        return slowdown * inner.stage_time_s(c);
+    }
+    [[nodiscard]] double pipeline_time_s(double slowest_s, std::int32_t stages) const noexcept {
+        return inner.pipeline_time_s(slowest_s, stages);
+    }
+};
+static_assert(dnnplan::remaining_stages_cost_model<slowed_1f1b>);
+static_assert(!dnnplan::stage_breakdown_model<slowed_1f1b>);
+
+/// Builds slowed_1f1b models, counting them.
+struct slowed_factory {
+    double slowdown = 2.0;
+    std::int64_t* built = nullptr;
+    [[nodiscard]] slowed_1f1b operator()(const dnnplan::layer_chain& chain, const dnnplan::pipeline_config& config) const {
+        if (built) ++*built;
+        return {.inner = dnnplan::pipeline_1f1b_model(chain, config), .slowdown = slowdown};
+    }
+};
+static_assert(dnnplan::pipeline_model_factory<slowed_factory>);
+
+/// The 1F1B model with a device memory of the factory's, whatever the container says.
+struct memory_factory {
+    double device_memory_bytes = 2e9;
+    [[nodiscard]] dnnplan::pipeline_1f1b_model operator()(const dnnplan::layer_chain& chain, dnnplan::pipeline_config config) const {
+        config.device_memory_bytes = device_memory_bytes;
+        return dnnplan::pipeline_1f1b_model(chain, config);
+    }
+};
+static_assert(dnnplan::pipeline_model_factory<memory_factory>);
+
+/// The same pipeline (container, batching, stages and their layers); with `figures`, the same
+/// stage figures too. (hybrid_plan's operator== does not compile: /work/notes/requests-solve.md.)
+void check_same_pipeline(const dnnplan::hybrid_plan& a, const dnnplan::hybrid_plan& b, bool figures) {
+    CHECK(a.container == b.container);
+    CHECK(a.containers == b.containers);
+    CHECK(a.workers == b.workers);
+    CHECK(a.global_batch_size == b.global_batch_size);
+    CHECK(a.micro_batch_size == b.micro_batch_size);
+    CHECK(a.micro_batches == b.micro_batches);
+    CHECK(a.usd_per_h == b.usd_per_h);
+    REQUIRE(a.stages.size() == b.stages.size());
+    for (std::size_t s = 0; s < a.stages.size(); ++s) {
+        CHECK(a.stages[s].first_state == b.stages[s].first_state);
+        CHECK(a.stages[s].end_state == b.stages[s].end_state);
+        CHECK(a.stages[s].replicas == b.stages[s].replicas);
+        CHECK(a.stages[s].layers == b.stages[s].layers);
+        if (!figures) continue;
+        CHECK(a.stages[s].figures.stage_time_s == b.stages[s].figures.stage_time_s);
+        CHECK(a.stages[s].figures.memory_bytes == b.stages[s].figures.memory_bytes);
+        CHECK(a.stages[s].figures.fits == b.stages[s].figures.fits);
+        CHECK(a.stages[s].figures.compute_s == b.stages[s].figures.compute_s);
+    }
+    if (figures) {
+        CHECK(a.time_per_minibatch_s == b.time_per_minibatch_s);
+        CHECK(a.samples_per_s == b.samples_per_s);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a pipeline model factory of the host's own: twice slower stages halve the throughput of the same plan",
+          "[solve][hybrid][factory]") {
+    const auto problem = vgg16_problem(16);
+    for (const auto objective : {dnnplan::objective_kind::max_samples_per_usd, dnnplan::objective_kind::max_throughput}) {
+        INFO(to_string(objective));
+        const dnnplan::hybrid_request request{.problem = problem, .options = {.objective = objective}};
+        const auto base = dnnplan::solve(request);
+        std::int64_t built = 0;
+        const auto slow = dnnplan::solve(request, slowed_factory{.slowdown = 2.0, .built = &built});
+        check_value_and_bound(base, objective);
+        check_value_and_bound(slow, objective);
+        // One model per configuration partitioned.
+        CHECK(built == slow.counters.nodes);
+        CHECK(slow.counters.nodes == base.counters.nodes);
+        // Scaling every stage time by 2 changes no decision: the same pipeline, twice as slow.
+        check_same_pipeline(*slow.plan, *base.plan, false);
+        CHECK(slow.plan->time_per_minibatch_s == 2.0 * base.plan->time_per_minibatch_s);
+        CHECK(slow.plan->samples_per_s == base.plan->samples_per_s / 2.0);
+        CHECK(*slow.objective_value == Approx(*base.objective_value / 2.0).epsilon(1e-12));
+        for (std::size_t s = 0; s < slow.plan->stages.size(); ++s) {
+            const auto& f = slow.plan->stages[s].figures;
+            CHECK(f.stage_time_s == 2.0 * base.plan->stages[s].figures.stage_time_s);
+            CHECK(f.compute_s == 0.0);  // no breakdown member: only the stage time is known
+            CHECK(base.plan->stages[s].figures.compute_s > 0.0);
+        }
+    }
+    // The cheapest plan for a throughput one GPU gives at the profiled speed needs more GPUs.
+    const auto one = dnnplan::solve(dnnplan::hybrid_request{.problem = problem, .options = {}});
+    REQUIRE(one.plan.has_value());
+    REQUIRE(one.plan->workers == 1);
+    const dnnplan::hybrid_request target{
+        .problem = problem,
+        .options = {.objective = dnnplan::objective_kind::min_cost, .target_samples_per_s = one.plan->samples_per_s}};
+    const auto at_speed = dnnplan::solve(target);
+    const auto slowed = dnnplan::solve(target, slowed_factory{});
+    REQUIRE(at_speed.plan.has_value());
+    REQUIRE(slowed.plan.has_value());
+    CHECK(at_speed.plan->workers == 1);
+    CHECK(slowed.plan->workers >= 2);
+    CHECK(slowed.plan->usd_per_h > at_speed.plan->usd_per_h);
+    CHECK(slowed.plan->samples_per_s >= one.plan->samples_per_s);
+    // A slowdown of 1 is the published model (but without the breakdown).
+    const auto same = dnnplan::solve(dnnplan::hybrid_request{.problem = problem, .options = {}}, slowed_factory{.slowdown = 1.0});
+    REQUIRE(same.plan.has_value());
+    check_same_pipeline(*same.plan, *one.plan, false);
+    CHECK(same.plan->samples_per_s == one.plan->samples_per_s);
+}
+
+TEST_CASE("a pipeline model factory of the host's own: its device memory replaces the container's", "[solve][hybrid][factory]") {
+    auto problem = vgg16_problem(8);
+    problem.global_batch_sizes = {128};
+    const dnnplan::hybrid_request request{.problem = problem, .options = {}};
+    // 16 GB per GPU (the containers'): one GPU is the per-dollar optimum; 2 GB (the factory's):
+    // the model and a micro-batch no longer fit on one (see the test above with 2e9 per GPU).
+    const auto roomy = dnnplan::solve(request);
+    const auto tight = dnnplan::solve(request, memory_factory{.device_memory_bytes = 2e9});
+    check_value_and_bound(roomy, dnnplan::objective_kind::max_samples_per_usd);
+    check_value_and_bound(tight, dnnplan::objective_kind::max_samples_per_usd);
+    CHECK(roomy.plan->workers == 1);
+    CHECK(tight.plan->workers >= 2);
+    CHECK(*tight.objective_value < *roomy.objective_value);
+    for (const auto& s : tight.plan->stages) {
+        CHECK(s.figures.fits);
+        CHECK(s.figures.memory_bytes <= 2e9);
+    }
+    // The same as containers of 2 GB GPUs with the published factory, figure for figure.
+    auto small = request;
+    for (auto& c : small.problem.catalog.containers) c.gpu_memory_bytes = 2e9;
+    const auto published = dnnplan::solve(small);
+    REQUIRE(published.plan.has_value());
+    check_same_pipeline(*tight.plan, *published.plan, true);
+    CHECK(tight.objective_value == published.objective_value);
+    // A memory nothing fits in: infeasible, whatever the containers say.
+    const auto none = dnnplan::solve(request, memory_factory{.device_memory_bytes = 1e8});
+    CHECK(none.status == dnnplan::solve_status::infeasible);
+    CHECK_FALSE(none.plan.has_value());
+    CHECK_FALSE(none.bound.has_value());
+    CHECK_THAT(none.reason, Catch::Matchers::Contains("fits in GPU memory"));
+}
+
+TEST_CASE("re-plan with a pipeline model factory of the host's own", "[solve][hybrid][replan][factory]") {
+    auto problem = vgg16_problem(16);
+    const dnnplan::hybrid_request request{.problem = problem, .options = {.objective = dnnplan::objective_kind::max_throughput}};
+    auto four = request;
+    four.problem.max_workers = 4;
+    const auto running = dnnplan::solve(four);
+    REQUIRE(running.plan.has_value());
+    const auto base = dnnplan::replan(request, *running.plan, 8);
+    const auto slow = dnnplan::replan(request, *running.plan, 8, slowed_factory{});
+    REQUIRE(base.result.plan.has_value());
+    REQUIRE(slow.result.plan.has_value());
+    check_same_pipeline(*slow.result.plan, *base.result.plan, false);
+    CHECK(slow.result.plan->samples_per_s == base.result.plan->samples_per_s / 2.0);
+    // The same new plan: the same layers move.
+    CHECK(slow.moves == base.moves);
+    CHECK(slow.bytes_moved == base.bytes_moved);
 }
 
 TEST_CASE("bad problems and options are rejected naming the field", "[solve][hybrid][errors]") {
@@ -295,7 +499,7 @@ TEST_CASE("bad problems and options are rejected naming the field", "[solve][hyb
     const auto fails = [&](auto edit, const std::string& text) {
         auto p = base;
         edit(p);
-        CHECK_THROWS_WITH(dnnplan::solve(p, {}), Contains(text));
+        CHECK_THROWS_WITH(run(p), Contains(text));
     };
     fails([](auto& p) { p.profiles.clear(); }, "profiles = []");
     fails([](auto& p) { p.profiles[0].batch_size = -1; }, "profiles[0].batch_size = -1");
@@ -313,20 +517,27 @@ TEST_CASE("bad problems and options are rejected naming the field", "[solve][hyb
     fails([](auto& p) { p.global_batch_sizes.clear(); }, "global_batch_sizes = []");
     fails([](auto& p) { p.global_batch_sizes[1] = 0; }, "global_batch_sizes[1] = 0");
     const auto option_fails = [&](dnnplan::hybrid_options o, const std::string& text) {
-        CHECK_THROWS_WITH(dnnplan::solve(base, o), Contains(text));
+        CHECK_THROWS_WITH(run(base, o), Contains(text));
     };
     option_fails({.budget_usd_per_h = 0}, "options.budget_usd_per_h = 0");
     option_fails({.target_samples_per_s = -1}, "options.target_samples_per_s = -1");
-    option_fails({.objective = dnnplan::hybrid_objective::min_usd_per_h}, "options.target_samples_per_s = 0");
+    option_fails({.objective = dnnplan::objective_kind::min_cost}, "options.target_samples_per_s = 0");
+    option_fails({.objective = dnnplan::objective_kind::min_time}, "options.objective = \"min_time\"");
     option_fails({.max_micro_batches = 0}, "options.max_micro_batches = 0");
     option_fails({.max_stages = -2}, "options.max_stages = -2");
     option_fails({.sync_overlap_ratio = 2}, "options.sync_overlap_ratio = 2");
     option_fails({.optimizer_state_ratio = -1}, "options.optimizer_state_ratio = -1");
+    const dnnplan::hybrid_request request{.problem = base, .options = {}};
     dnnplan::hybrid_plan running;
     running.container = "tpu";
-    CHECK_THROWS_WITH(dnnplan::replan(base, {}, running, 4), Contains("running.container = \"tpu\""));
+    CHECK_THROWS_WITH(dnnplan::replan(request, running, 4), Contains("running.container = \"tpu\""));
     running.container = "v100x1";
-    CHECK_THROWS_WITH(dnnplan::replan(base, {}, running, 0), Contains("new_workers = 0"));
+    CHECK_THROWS_WITH(dnnplan::replan(request, running, 0), Contains("new_workers = 0"));
     running.stages.push_back({.layers = {999}});
-    CHECK_THROWS_WITH(dnnplan::replan(base, {}, running, 2), Contains("running.stages[0].layers = 999"));
+    CHECK_THROWS_WITH(dnnplan::replan(request, running, 2), Contains("running.stages[0].layers = 999"));
+    // The request is validated by replan too.
+    auto bad = request;
+    bad.options.max_micro_batches = 0;
+    running.stages.clear();
+    CHECK_THROWS_WITH(dnnplan::replan(bad, running, 2), Contains("options.max_micro_batches = 0"));
 }

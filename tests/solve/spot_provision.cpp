@@ -1,35 +1,50 @@
 // The spot-provisioning planner end to end: the published figures of spotDNN (Shang et al.,
 // IWQoS 2023) and its released artifact (as summarised in the reference note), statuses, the
-// re-plan with existing instances, and every validation path.
+// re-plan with existing instances, models of the host's own (solve(request, models)) against the
+// exhaustive oracle, every method's budget, and every validation path.
 
+#include <dnnplan/io/spot_json.hpp>
 #include <dnnplan/solve/spot_provision.hpp>
 
 #include "../../benchmarks/problems.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <chrono>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace {
 
+using dnnplan::search_method;
 using dnnplan::solve_status;
-using dnnplan::spot_method;
 using dnnplan::spot_options;
 using dnnplan::spot_problem;
+using dnnplan::spot_request;
 
 std::vector<std::int32_t> plan_of(const dnnplan::spot_result& r) {
     std::vector<std::int32_t> counts;
-    for (const auto& c : r.counts) counts.push_back(c.count);
+    if (r.plan)
+        for (const auto& c : r.plan->counts) counts.push_back(c.count);
     return counts;
 }
 
-spot_options with_method(spot_method m) {
+spot_options with_method(search_method m) {
     spot_options o;
     o.method = m;
     return o;
+}
+
+/// The planner on the published models: solve(spot_request).
+dnnplan::spot_result run(const spot_problem& problem, const spot_options& options = {}) {
+    return dnnplan::solve(spot_request{.problem = problem, .options = options});
 }
 
 // Runs `mutate` on a copy of the ResNet-110 problem and expects invalid_input naming `field`.
@@ -39,7 +54,7 @@ void expect_rejected(const std::function<void(spot_problem&, spot_options&)>& mu
     mutate(p, o);
     INFO("expected a rejection of " << field);
     try {
-        (void)dnnplan::solve(p, o);
+        (void)run(p, o);
         FAIL("no exception");
     } catch (const dnnplan::invalid_input& e) {
         CHECK(e.field() == field);
@@ -55,138 +70,412 @@ TEST_CASE("the artifact's ResNet-110 plans are reproduced", "[solve][spot][publi
     for (const auto& [loss, deadline, plan] : {published{0.9, 1900, {2, 0, 2, 0, 0}}, published{0.8, 2400, {2, 0, 4, 0, 0}}}) {
         INFO("loss " << loss << ", deadline " << deadline);
         const auto problem = dnnplan_bench::resnet110_problem(loss, deadline);
-        const auto exact = dnnplan::solve(problem, with_method(spot_method::exact));
+        const auto exact = run(problem, with_method(search_method::exact));
         CHECK(exact.status == solve_status::optimal);
         CHECK(plan_of(exact) == plan);
-        CHECK(exact.prediction->training_time_s <= deadline);
-        CHECK(exact.lower_bound == exact.prediction->cost_usd);
-        CHECK(plan_of(dnnplan::solve(problem, with_method(spot_method::exhaustive))) == plan);
-        const auto window = dnnplan::solve(problem, with_method(spot_method::sliding_window));
+        REQUIRE(exact.plan);
+        CHECK(exact.plan->prediction.training_time_s <= deadline);
+        REQUIRE(exact.objective_value);
+        CHECK(*exact.objective_value == exact.plan->prediction.cost_usd);
+        REQUIRE(exact.bound);
+        CHECK(*exact.bound == exact.plan->prediction.cost_usd);
+        const auto exhaustive = run(problem, with_method(search_method::exhaustive));
+        CHECK(exhaustive.status == solve_status::optimal);
+        CHECK(plan_of(exhaustive) == plan);
+        const auto window = run(problem, with_method(search_method::sliding_window));
         CHECK(window.status == solve_status::feasible);
         CHECK(plan_of(window) == plan);
-        auto artifact = with_method(spot_method::sliding_window);
-        artifact.sliding_window_paper_bounds = false;
-        artifact.sliding_window_wrap_around = true;
-        CHECK(plan_of(dnnplan::solve(problem, artifact)) == plan);
+        CHECK_FALSE(window.bound);  // a heuristic proves nothing
+        auto artifact = with_method(search_method::sliding_window);
+        artifact.sliding_window.paper_bounds = false;
+        artifact.sliding_window.wrap_around = true;
+        CHECK(plan_of(run(problem, artifact)) == plan);
     }
 }
 
 TEST_CASE("at (0.7, 3700 s) the window keeps the artifact's plan and the exact plan is cheaper",
           "[solve][spot][published]") {
     const auto problem = dnnplan_bench::resnet110_problem(0.7, 3700);
-    const auto window = dnnplan::solve(problem, with_method(spot_method::sliding_window));
+    const auto window = run(problem, with_method(search_method::sliding_window));
     CHECK(plan_of(window) == std::vector<std::int32_t>{2, 0, 4, 0, 0});  // the artifact's plan
-    const auto exact = dnnplan::solve(problem, with_method(spot_method::exact));
+    const auto exact = run(problem, with_method(search_method::exact));
     // One g4dn.4xlarge in place of a g3.8xlarge: not a window of the time-sorted list, because
     // g4dn.4xlarge (1.37 s per iteration) sorts after g3.8xlarge (1.01 s) and g3.16xlarge (1.03 s).
     CHECK(plan_of(exact) == std::vector<std::int32_t>{2, 1, 3, 0, 0});
-    CHECK(exact.prediction->cost_usd < 0.97 * window.prediction->cost_usd);
-    CHECK(exact.prediction->cost_usd == Approx(4.36133).epsilon(1e-5));
-    CHECK(window.prediction->cost_usd == Approx(4.53263).epsilon(1e-5));
+    REQUIRE(exact.plan);
+    REQUIRE(window.plan);
+    CHECK(exact.plan->prediction.cost_usd < 0.97 * window.plan->prediction.cost_usd);
+    CHECK(exact.plan->prediction.cost_usd == Approx(4.36133).epsilon(1e-5));
+    CHECK(window.plan->prediction.cost_usd == Approx(4.53263).epsilon(1e-5));
+    CHECK(*window.objective_value == window.plan->prediction.cost_usd);
 }
 
 TEST_CASE("n_upper of eq. (15) is 13 for alpha1 = 0.8, beta1 = -1.92, and caps n when asked", "[solve][spot][published]") {
     const auto problem = dnnplan_bench::resnet110_problem();
     spot_options o;
-    CHECK(dnnplan::make_spotdnn_setup(problem, o).provisioner.n_upper == 13);
-    CHECK(dnnplan::make_spotdnn_setup(problem, o).provisioner.space.largest_size() == 25);
+    CHECK(dnnplan::make_spotdnn_setup({.problem = problem, .options = o}).provisioner.n_upper == 13);
+    CHECK(dnnplan::make_spotdnn_setup({.problem = problem, .options = o}).provisioner.space.largest_size() == 25);
     o.cap_at_n_upper = true;
-    CHECK(dnnplan::make_spotdnn_setup(problem, o).provisioner.space.largest_size() == 13);
+    CHECK(dnnplan::make_spotdnn_setup({.problem = problem, .options = o}).provisioner.space.largest_size() == 13);
 }
 
 TEST_CASE("the re-plan keeps existing instances", "[solve][spot][existing]") {
     auto problem = dnnplan_bench::resnet110_problem(0.8, 2400);
     problem.existing = {{"p2.8xlarge", 1}, {"g4dn.4xlarge", 2}};
-    const auto exact = dnnplan::solve(problem, spot_options{});
-    const auto oracle = dnnplan::solve(problem, with_method(spot_method::exhaustive));
+    const auto exact = run(problem);
+    const auto oracle = run(problem, with_method(search_method::exhaustive));
     REQUIRE(exact.status == solve_status::optimal);
-    CHECK(exact.counts[4].count >= 1);
-    CHECK(exact.counts[1].count >= 2);
-    CHECK(exact.prediction->cost_usd == Approx(oracle.prediction->cost_usd).epsilon(1e-9));
+    REQUIRE(exact.plan);
+    REQUIRE(oracle.plan);
+    CHECK(exact.plan->counts[4].count >= 1);
+    CHECK(exact.plan->counts[1].count >= 2);
+    CHECK(exact.plan->prediction.cost_usd == Approx(oracle.plan->prediction.cost_usd).epsilon(1e-9));
     // Keeping them costs at least as much as the free plan.
-    CHECK(exact.prediction->cost_usd >= dnnplan::solve(dnnplan_bench::resnet110_problem(), spot_options{}).prediction->cost_usd);
+    CHECK(exact.plan->prediction.cost_usd >= run(dnnplan_bench::resnet110_problem()).plan->prediction.cost_usd);
 }
 
 TEST_CASE("a target at or below gamma5 is infeasible with a reason", "[solve][spot][status]") {
-    for (const auto method : {spot_method::exact, spot_method::exhaustive, spot_method::sliding_window}) {
-        const auto r = dnnplan::solve(dnnplan_bench::resnet110_problem(0.5, 2400), with_method(method));
+    for (const auto method : {search_method::exact, search_method::exhaustive, search_method::sliding_window}) {
+        const auto r = run(dnnplan_bench::resnet110_problem(0.5, 2400), with_method(method));
         CHECK(r.status == solve_status::infeasible);
         CHECK_THAT(r.reason, Catch::Contains("gamma5"));
-        CHECK(std::isinf(r.lower_bound));
-        CHECK_FALSE(r.prediction);
-        CHECK(r.counts.empty());
+        // Infeasible: no plan, no value, no bound (was +inf).
+        CHECK_FALSE(r.bound);
+        CHECK_FALSE(r.objective_value);
+        CHECK_FALSE(r.plan);
+        CHECK(plan_of(r).empty());
     }
 }
 
 TEST_CASE("a deadline no plan meets is infeasible and names the fastest plan's time", "[solve][spot][status]") {
-    const auto r = dnnplan::solve(dnnplan_bench::resnet110_problem(0.8, 300), spot_options{});
+    const auto r = run(dnnplan_bench::resnet110_problem(0.8, 300));
     CHECK(r.status == solve_status::infeasible);
-    REQUIRE(r.fastest_training_time_s);
-    CHECK(*r.fastest_training_time_s > 300.0);
+    CHECK_FALSE(r.plan);
+    CHECK_FALSE(r.bound);
+    REQUIRE(r.details.fastest_training_time_s);
+    CHECK(*r.details.fastest_training_time_s > 300.0);
     CHECK_THAT(r.reason, Catch::Contains("fastest plan"));
     // The fastest time is the minimum over all clusters.
-    auto fastest = with_method(spot_method::exhaustive);
-    fastest.objective = dnnplan::search_objective::minimize_time;
+    auto fastest = with_method(search_method::exhaustive);
+    fastest.objective = dnnplan::objective_kind::min_time;
     auto relaxed = dnnplan_bench::resnet110_problem(0.8, 1e9);
-    CHECK(*r.fastest_training_time_s == Approx(dnnplan::solve(relaxed, fastest).prediction->training_time_s).epsilon(1e-12));
+    CHECK(*r.details.fastest_training_time_s == Approx(run(relaxed, fastest).plan->prediction.training_time_s).epsilon(1e-12));
     // The window reports not_found, not infeasible: it proves nothing.
-    CHECK(dnnplan::solve(dnnplan_bench::resnet110_problem(0.8, 300), with_method(spot_method::sliding_window)).status ==
-          solve_status::not_found);
+    const auto window = run(dnnplan_bench::resnet110_problem(0.8, 300), with_method(search_method::sliding_window));
+    CHECK(window.status == solve_status::not_found);
+    CHECK_FALSE(window.plan);
+    CHECK_FALSE(window.bound);
 }
 
-TEST_CASE("minimize_time finds the fastest plan within the goals", "[solve][spot][objective]") {
+TEST_CASE("min_time finds the fastest plan within the goals", "[solve][spot][objective]") {
     auto o = spot_options{};
-    o.objective = dnnplan::search_objective::minimize_time;
+    o.objective = dnnplan::objective_kind::min_time;
     const auto problem = dnnplan_bench::resnet110_problem(0.8, 2400);
-    const auto fast = dnnplan::solve(problem, o);
-    o.method = spot_method::exhaustive;
-    const auto oracle = dnnplan::solve(problem, o);
+    const auto fast = run(problem, o);
+    o.method = search_method::exhaustive;
+    const auto oracle = run(problem, o);
     REQUIRE(fast.status == solve_status::optimal);
-    CHECK(fast.prediction->training_time_s == Approx(oracle.prediction->training_time_s).epsilon(1e-12));
-    CHECK(fast.prediction->training_time_s < dnnplan::solve(problem, spot_options{}).prediction->training_time_s);
+    REQUIRE(fast.plan);
+    REQUIRE(oracle.plan);
+    CHECK(fast.plan->prediction.training_time_s == Approx(oracle.plan->prediction.training_time_s).epsilon(1e-12));
+    CHECK(*fast.objective_value == fast.plan->prediction.training_time_s);
+    CHECK(*fast.bound <= *fast.objective_value);
+    CHECK(fast.plan->prediction.training_time_s < run(problem).plan->prediction.training_time_s);
 }
 
 TEST_CASE("on-demand pricing and a priced parameter server change the cost, not the model", "[solve][spot][cost]") {
     auto problem = dnnplan_bench::resnet110_problem();
-    const auto spot = dnnplan::solve(problem, spot_options{});
+    const auto spot = run(problem);
     problem.catalog.parameter_server_usd_per_h = 0.192;  // m5.xlarge on demand
-    const auto with_ps = dnnplan::solve(problem, spot_options{});
-    CHECK(with_ps.prediction->usd_per_h >= 0.192);
-    CHECK(with_ps.prediction->cost_usd > spot.prediction->cost_usd);
+    const auto with_ps = run(problem);
+    REQUIRE(spot.plan);
+    REQUIRE(with_ps.plan);
+    CHECK(with_ps.plan->prediction.usd_per_h >= 0.192);
+    CHECK(with_ps.plan->prediction.cost_usd > spot.plan->prediction.cost_usd);
     spot_options od;
     od.pricing = dnnplan::price_kind::on_demand;
-    const auto on_demand = dnnplan::solve(problem, od);
-    CHECK(on_demand.prediction->cost_usd > with_ps.prediction->cost_usd);
-    CHECK(on_demand.prediction->cost_usd ==
-          Approx(on_demand.prediction->billed_s * on_demand.prediction->usd_per_h / 3600.0));
+    const auto on_demand = run(problem, od);
+    REQUIRE(on_demand.plan);
+    const auto& p = on_demand.plan->prediction;
+    CHECK(p.cost_usd > with_ps.plan->prediction.cost_usd);
+    CHECK(p.cost_usd == Approx(p.billed_s * p.usd_per_h / 3600.0));
 }
 
 TEST_CASE("a budget stops the search and reports a gap", "[solve][spot][budget]") {
     spot_options o;
-    o.node_budget = 2000;  // deterministic: the same stop on every machine
+    o.budget.max_nodes = 2000;  // deterministic: the same stop on every machine
     const auto problem = dnnplan_bench::synthetic_problem(30, 32);
-    const auto r = dnnplan::solve(problem, o);
+    const auto r = run(problem, o);
     // The 30-type catalog needs about 5,000 nodes to prove (docs/performance.md): after 2,000
     // there is a plan and a bound below it.
     REQUIRE(r.status == solve_status::budget_exhausted);
-    REQUIRE(r.prediction);
+    REQUIRE(r.plan);
+    REQUIRE(r.bound);
     CHECK(r.counters.nodes == 2000);
-    CHECK(r.lower_bound <= r.prediction->cost_usd);
-    CHECK(r.lower_bound > 0.0);
-    CHECK(r.prediction->training_time_s <= problem.goals.deadline_s);
+    CHECK(*r.bound <= r.plan->prediction.cost_usd);
+    CHECK(*r.bound > 0.0);
+    CHECK(*r.objective_value == r.plan->prediction.cost_usd);
+    CHECK(r.plan->prediction.training_time_s <= problem.goals.deadline_s);
+    CHECK_THAT(r.reason, Catch::Contains("budget"));
     // Same input, same output.
-    const auto again = dnnplan::solve(problem, o);
+    const auto again = run(problem, o);
     CHECK(plan_of(again) == plan_of(r));
-    CHECK(again.lower_bound == r.lower_bound);
+    CHECK(again.bound == r.bound);
     // A wall-clock budget also stops it (its result depends on timing, so only the status is checked).
     spot_options timed;
-    timed.time_budget_s = 1e-6;  // the clock is read every 256 nodes
-    CHECK(dnnplan::solve(problem, timed).status == solve_status::budget_exhausted);
+    timed.budget.max_time_s = 1e-6;  // the clock is read every 256 nodes
+    CHECK(run(problem, timed).status == solve_status::budget_exhausted);
     // Without a budget the same problem is proven optimal, and the budgeted bound was valid.
-    const auto full = dnnplan::solve(problem, spot_options{});
+    const auto full = run(problem);
     REQUIRE(full.status == solve_status::optimal);
-    CHECK(r.lower_bound <= full.prediction->cost_usd * (1.0 + 1e-12));
-    CHECK(r.prediction->cost_usd >= full.prediction->cost_usd * (1.0 - 1e-12));
+    CHECK(*r.bound <= full.plan->prediction.cost_usd * (1.0 + 1e-12));
+    CHECK(r.plan->prediction.cost_usd >= full.plan->prediction.cost_usd * (1.0 - 1e-12));
+}
+
+TEST_CASE("every method stops within a small budget on a large space, with a valid bound or none",
+          "[solve][spot][budget]") {
+    // 33^30 clusters: no method finishes; each must stop at its budget, promptly.
+    const auto problem = dnnplan_bench::synthetic_problem(30, 32);
+    const auto full = run(problem);
+    REQUIRE(full.status == solve_status::optimal);
+    const double best = full.plan->prediction.cost_usd;
+    for (const auto method : {search_method::exact, search_method::exhaustive, search_method::sliding_window}) {
+        for (const bool by_evaluations : {false, true}) {
+            INFO(to_string(method) << (by_evaluations ? ", evaluation budget" : ", node budget"));
+            auto o = with_method(method);
+            o.sliding_window.paper_bounds = false;  // every size: the window's space is large too
+            if (by_evaluations) o.budget = {.max_nodes = 0, .max_evaluations = 300, .max_time_s = 0.0};
+            else o.budget = {.max_nodes = 500, .max_evaluations = 0, .max_time_s = 0.0};
+            const auto start = std::chrono::steady_clock::now();
+            const auto r = run(problem, o);
+            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            CHECK(elapsed < 5.0);  // milliseconds optimised; generous for sanitizer and debug builds
+            if (method == search_method::exact && by_evaluations && r.status == solve_status::optimal) {
+                // The exact search proves this one with fewer leaves than the budget.
+                CHECK(r.counters.evaluations <= 300);
+                CHECK(*r.objective_value == best);
+                continue;
+            }
+            REQUIRE(r.status == solve_status::budget_exhausted);
+            CHECK_THAT(r.reason, Catch::Contains("budget"));
+            // The budget is checked at every node (evaluation): it is met exactly, or overrun by one.
+            if (by_evaluations) CHECK(r.counters.evaluations <= 300 + 1);
+            else CHECK(r.counters.nodes <= 500 + 1);
+            CHECK(r.plan.has_value() == r.objective_value.has_value());
+            if (r.plan) {
+                CHECK(*r.objective_value == r.plan->prediction.cost_usd);
+                CHECK(r.plan->prediction.training_time_s <= problem.goals.deadline_s);
+                CHECK(r.plan->prediction.cost_usd >= best * (1.0 - 1e-12));
+            }
+            // Only the exact search proves a bound; the others have none (they cannot know the
+            // clusters they did not visit).
+            if (method == search_method::exact) {
+                REQUIRE(r.bound);
+                CHECK(*r.bound <= best * (1.0 + 1e-12));
+                if (r.plan) CHECK(*r.bound <= *r.objective_value);
+            } else {
+                CHECK_FALSE(r.bound);
+            }
+        }
+    }
+}
+
+TEST_CASE("quotas of 1e9: every method returns promptly within a small budget", "[solve][spot][budget]") {
+    // A regression for fuzz findings: the exhaustive odometer and the sliding window's list of
+    // instances must not scale with the quotas, and the wall clock must stop a search whose node
+    // and evaluation limits are off.
+    auto problem = dnnplan_bench::resnet110_problem(0.8, 2400);
+    for (auto& t : problem.catalog.instances) t.quota = 1'000'000'000;
+    for (const auto method : {search_method::exact, search_method::exhaustive, search_method::sliding_window}) {
+        for (const bool paper_bounds : {true, false}) {
+            for (const bool timed : {false, true}) {
+                INFO(to_string(method) << (paper_bounds ? ", paper bounds" : ", every size") << (timed ? ", 50 ms" : ", 2000 nodes"));
+                auto o = with_method(method);
+                o.sliding_window.paper_bounds = paper_bounds;
+                o.sliding_window.wrap_around = !paper_bounds;
+                if (timed) o.budget = {.max_nodes = 0, .max_evaluations = 0, .max_time_s = 0.05};
+                else o.budget = {.max_nodes = 2000, .max_evaluations = 2000, .max_time_s = 0.0};
+                const auto start = std::chrono::steady_clock::now();
+                const auto r = run(problem, o);
+                const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                CHECK(elapsed < 5.0);
+                // The exact search may prove its answer within the budget; the others cannot.
+                if (method == search_method::exact) {
+                    CHECK((r.status == solve_status::budget_exhausted || r.status == solve_status::optimal));
+                    if (r.status == solve_status::optimal) {
+                        REQUIRE(r.plan);
+                        CHECK(*r.bound == *r.objective_value);
+                    }
+                } else {
+                    CHECK(r.status == solve_status::budget_exhausted);
+                    CHECK_FALSE(r.bound);
+                }
+                if (!timed) {
+                    CHECK(r.counters.nodes <= 2000 + 1);
+                    CHECK(r.counters.evaluations <= 2000 + 1);
+                }
+                if (r.bound && r.objective_value) CHECK(*r.bound <= *r.objective_value);
+                if (r.plan) CHECK(r.plan->prediction.training_time_s <= 2400.0);
+            }
+        }
+    }
+}
+
+TEST_CASE("fuzz findings: request files with quotas of 1e9 stop at the default budget", "[solve][spot][budget][fuzz]") {
+    // tests/fixtures/fuzz_findings/README.md: the sliding window on 30 types of quota 1e9 ran out
+    // of memory (7); the exact method on one type of quota 1e9 did not return (8). Each request
+    // is solved as written: the default budget (10 million nodes) must end it with a status.
+    for (const char* name : {"spot_request-7-sliding-window-oom.json", "spot_request-8-exact-linear-in-quota.json"}) {
+        INFO(name);
+        std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/" + name);
+        REQUIRE(in);
+        const spot_request request = dnnplan::parse_spot_request(in);
+        CHECK(request.options.budget.max_nodes == dnnplan::search_budget{}.max_nodes);
+        const auto start = std::chrono::steady_clock::now();
+        const auto r = dnnplan::solve(request);
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        CHECK(elapsed < 30.0);  // under a second optimised; generous for sanitizer and debug builds
+        CHECK(r.status == solve_status::budget_exhausted);
+        CHECK_THAT(r.reason, Catch::Contains("budget"));
+        CHECK(r.counters.nodes <= request.options.budget.max_nodes + 1);
+        CHECK(r.counters.evaluations <= request.options.budget.max_evaluations + 1);
+        if (request.options.method == search_method::exact) {
+            CHECK(r.bound.has_value());
+        } else {
+            CHECK_FALSE(r.bound);
+        }
+        if (r.bound && r.objective_value) CHECK(*r.bound <= *r.objective_value);
+    }
+}
+
+namespace {
+
+// A throughput model of the host's own (docs/architecture.md, "Swapping in a model"): one
+// parameter server that serialises the workers' transfers, so an iteration takes the worker's
+// compute time plus n transfer times.
+struct serialized_ps_model {
+    std::array<double, 3> compute_s{0.38, 0.84, 1.20};
+    std::array<double, 3> batch{1024, 1024, 1024};
+    double transfer_s = 2 * 11.5e6 / 1.2e9;
+
+    [[nodiscard]] std::size_t type_count() const noexcept { return compute_s.size(); }
+    [[nodiscard]] double iteration_time_s(std::size_t k, std::int64_t n) const noexcept {
+        return compute_s[k] + static_cast<double>(n) * transfer_s;
+    }
+    [[nodiscard]] double worker_batch(std::size_t k) const noexcept { return batch[k]; }
+};
+static_assert(dnnplan::asynchronous_throughput_model<serialized_ps_model>);
+static_assert(!dnnplan::capped_throughput_model<serialized_ps_model>);
+
+using serialized_models = dnnplan::spot_models<serialized_ps_model, dnnplan::spotdnn_loss_model, dnnplan::instance_cost_model>;
+
+serialized_models make_serialized_models(double billing_increment_s = 1.0) {
+    return {.throughput = {},
+            .convergence = dnnplan::spotdnn_loss_model({.gamma1 = 876.5, .gamma2 = -0.2, .gamma3 = 2507.6, .gamma5 = 0.5}),
+            .cost = dnnplan::instance_cost_model({0.918, 0.684, 0.3612}, 0.0, billing_increment_s)};
+}
+
+// A catalog of the model's three types (the planner reads names, quotas and existing instances
+// from it; the prices are the cost model's). No profile: the planner with models does not read one.
+spot_problem serialized_problem(double deadline_s) {
+    spot_problem p;
+    p.catalog.instances = {{.name = "a", .gpus = 1, .quota = 2, .spot_usd_per_h = 0.918, .on_demand_usd_per_h = 0.9},
+                           {.name = "b", .gpus = 1, .quota = 5, .spot_usd_per_h = 0.684, .on_demand_usd_per_h = 2.28},
+                           {.name = "c", .gpus = 1, .quota = 5, .spot_usd_per_h = 0.3612, .on_demand_usd_per_h = 1.2}};
+    p.goals = {.target_loss = 0.8, .deadline_s = deadline_s};
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("models of the host's own: solve(request, models) equals the exhaustive oracle", "[solve][spot][models]") {
+    const auto models = make_serialized_models();
+    // docs/architecture.md: the exact plan at 2500 s is [2, 0, 0] in 2087.3 s for 1.0649 USD.
+    {
+        const auto r = dnnplan::solve(spot_request{.problem = serialized_problem(2500), .options = {}}, models);
+        REQUIRE(r.status == solve_status::optimal);
+        CHECK(plan_of(r) == std::vector<std::int32_t>{2, 0, 0});
+        CHECK(r.plan->counts[0].name == "a");
+        CHECK(r.plan->prediction.training_time_s == Approx(2087.3).epsilon(1e-4));
+        CHECK(r.plan->prediction.cost_usd == Approx(1.0649).epsilon(1e-4));
+    }
+    int optimal = 0, infeasible = 0;
+    for (const double deadline : {800.0, 1200.0, 1500.0, 1800.0, 2100.0, 2500.0, 4000.0, 1e5}) {
+        for (const auto objective : {dnnplan::objective_kind::min_cost, dnnplan::objective_kind::min_time}) {
+            for (const bool keep : {false, true}) {
+                INFO("deadline " << deadline << ", " << to_string(objective) << (keep ? ", keeping 1 b and 2 c" : ""));
+                spot_request request{.problem = serialized_problem(deadline), .options = {}};
+                if (keep) request.problem.existing = {{"b", 1}, {"c", 2}};
+                request.options.objective = objective;
+                const auto exact = dnnplan::solve(request, models);
+                request.options.method = search_method::exhaustive;
+                const auto oracle = dnnplan::solve(request, models);
+                request.options.method = search_method::sliding_window;
+                const auto window = dnnplan::solve(request, models);
+                REQUIRE(exact.status == oracle.status);
+                // The oracle visits every count vector of the box (the empty one too): 3 x 6 x 6 of them.
+                CHECK(oracle.counters.nodes == (keep ? 3 * 5 * 4 : 3 * 6 * 6));
+                if (exact.status == solve_status::infeasible) {
+                    ++infeasible;
+                    CHECK_FALSE(exact.plan);
+                    CHECK_FALSE(exact.bound);
+                    REQUIRE(exact.details.fastest_training_time_s);
+                    CHECK(*exact.details.fastest_training_time_s > deadline);
+                    CHECK(window.status == solve_status::not_found);
+                    continue;
+                }
+                ++optimal;
+                REQUIRE(exact.status == solve_status::optimal);
+                REQUIRE(exact.plan);
+                REQUIRE(oracle.plan);
+                const double e = dnnplan::objective_value(exact.plan->prediction, objective);
+                const double o = dnnplan::objective_value(oracle.plan->prediction, objective);
+                CHECK(e == Approx(o).epsilon(1e-12));
+                CHECK(*exact.bound == Approx(e).epsilon(1e-12));
+                CHECK(exact.plan->prediction.training_time_s <= deadline);
+                // The figures are the models' own (predict_cluster on the plan's counts).
+                std::vector<std::int32_t> counts = plan_of(exact);
+                const auto again = dnnplan::predict_cluster(models.throughput, models.convergence, models.cost, counts, 0.8);
+                CHECK(again == exact.plan->prediction);
+                if (keep) {
+                    CHECK(counts[1] >= 1);
+                    CHECK(counts[2] >= 2);
+                }
+                if (window.plan) CHECK(dnnplan::objective_value(window.plan->prediction, objective) >= e * (1.0 - 1e-12));
+            }
+        }
+    }
+    CHECK(optimal >= 10);
+    CHECK(infeasible >= 2);
+}
+
+TEST_CASE("models of the host's own: the type count must match the catalog and cap_at_n_upper needs n_upper",
+          "[solve][spot][models][errors]") {
+    const auto models = make_serialized_models();
+    spot_request request{.problem = serialized_problem(2500), .options = {}};
+    request.problem.catalog.instances.pop_back();
+    try {
+        (void)dnnplan::solve(request, models);
+        FAIL("no exception");
+    } catch (const dnnplan::invalid_input& e) {
+        CHECK(e.field() == "models.throughput.type_count()");
+    }
+    request = {.problem = serialized_problem(2500), .options = {}};
+    request.options.cap_at_n_upper = true;
+    try {
+        (void)dnnplan::solve(request, models);
+        FAIL("no exception");
+    } catch (const dnnplan::invalid_input& e) {
+        CHECK(e.field() == "options.cap_at_n_upper");
+    }
+    // The problem is still validated (but no profile is needed).
+    request = {.problem = serialized_problem(0.0), .options = {}};
+    try {
+        (void)dnnplan::solve(request, models);
+        FAIL("no exception");
+    } catch (const dnnplan::invalid_input& e) {
+        CHECK(e.field() == "goals.deadline_s");
+    }
 }
 
 TEST_CASE("every validation path names its field", "[solve][spot][errors]") {
@@ -236,8 +525,10 @@ TEST_CASE("every validation path names its field", "[solve][spot][errors]") {
         },
         "existing.unprofiled");
     expect_rejected([](P&, O& o) { o.billing_increment_s = -1.0; }, "options.billing_increment_s");
-    expect_rejected([](P&, O& o) { o.node_budget = -1; }, "options.node_budget");
-    expect_rejected([](P&, O& o) { o.time_budget_s = NAN; }, "options.time_budget_s");
+    expect_rejected([](P&, O& o) { o.objective = dnnplan::objective_kind::max_throughput; }, "options.objective");
+    expect_rejected([](P&, O& o) { o.budget.max_nodes = -1; }, "options.budget.max_nodes");
+    expect_rejected([](P&, O& o) { o.budget.max_evaluations = -1; }, "options.budget.max_evaluations");
+    expect_rejected([](P&, O& o) { o.budget.max_time_s = NAN; }, "options.budget.max_time_s");
     expect_rejected([](P&, O& o) { o.relative_gap = 1.0; }, "options.relative_gap");
     expect_rejected(
         [](P& p, O& o) {
@@ -251,13 +542,16 @@ TEST_CASE("types without a profile are not candidates; zero quotas are not an er
     auto problem = dnnplan_bench::resnet110_problem();
     problem.catalog.instances.push_back(
         {.name = "p3.2xlarge", .gpus = 1, .quota = 10, .spot_usd_per_h = 0.01, .on_demand_usd_per_h = 3.06});
-    const auto r = dnnplan::solve(problem, spot_options{});
-    REQUIRE(r.counts.size() == 6);
-    CHECK(r.counts[5].name == "p3.2xlarge");
-    CHECK(r.counts[5].count == 0);  // cheap, but nothing says how fast it is
+    const auto r = run(problem);
+    REQUIRE(r.plan);
+    REQUIRE(r.plan->counts.size() == 6);
+    CHECK(r.plan->counts[5].name == "p3.2xlarge");
+    CHECK(r.plan->counts[5].count == 0);  // cheap, but nothing says how fast it is
     for (auto& t : problem.catalog.instances) t.quota = 0;
-    const auto none = dnnplan::solve(problem, spot_options{});
+    const auto none = run(problem);
     CHECK(none.status == solve_status::infeasible);
+    CHECK_FALSE(none.plan);
+    CHECK_FALSE(none.bound);
     CHECK_THAT(none.reason, Catch::Contains("no cluster size"));
 }
 
@@ -277,27 +571,27 @@ TEST_CASE("the sliding window's artifact mode is not capped at n_upper", "[solve
     // (B_ps / B_req = 8.45), so the paper's cap forbids the 6-worker plan.
     auto problem = dnnplan_bench::resnet110_problem(0.8, 2400);
     problem.profile.contention.alpha1 = 2.0;
-    auto paper = with_method(spot_method::sliding_window);
+    auto paper = with_method(search_method::sliding_window);
     auto artifact = paper;
-    artifact.sliding_window_paper_bounds = false;
-    REQUIRE(dnnplan::make_spotdnn_setup(problem, paper).provisioner.n_upper == 2);
-    const auto capped = dnnplan::solve(problem, paper);
-    const auto uncapped = dnnplan::solve(problem, artifact);
-    if (capped.prediction) CHECK(capped.prediction->workers <= 2);
-    REQUIRE(uncapped.prediction);
-    CHECK(uncapped.prediction->workers > 2);
+    artifact.sliding_window.paper_bounds = false;
+    REQUIRE(dnnplan::make_spotdnn_setup({.problem = problem, .options = paper}).provisioner.n_upper == 2);
+    const auto capped = run(problem, paper);
+    const auto uncapped = run(problem, artifact);
+    if (capped.plan) CHECK(capped.plan->prediction.workers <= 2);
+    REQUIRE(uncapped.plan);
+    CHECK(uncapped.plan->prediction.workers > 2);
     CHECK(plan_of(uncapped) == std::vector<std::int32_t>{2, 0, 4, 0, 0});
 }
 
 TEST_CASE("a window that finds nothing says whether a plan exists", "[solve][spot][sliding_window]") {
     auto problem = dnnplan_bench::resnet110_problem(0.8, 2400);
     problem.existing = {{"p2.8xlarge", 1}, {"g4dn.4xlarge", 2}};
-    const auto window = dnnplan::solve(problem, with_method(spot_method::sliding_window));
-    const auto exact = dnnplan::solve(problem, spot_options{});
+    const auto window = run(problem, with_method(search_method::sliding_window));
+    const auto exact = run(problem);
     REQUIRE(exact.status == solve_status::optimal);
     if (window.status == solve_status::not_found) {
-        REQUIRE(window.fastest_training_time_s);
-        CHECK(*window.fastest_training_time_s <= 2400.0);
+        REQUIRE(window.details.fastest_training_time_s);
+        CHECK(*window.details.fastest_training_time_s <= 2400.0);
         CHECK_THAT(window.reason, Catch::Contains("within the deadline"));
     }
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Small helpers shared by the test files: the invalid_input a call throws (to check the field it
-// names), an Eigen vector from a list, and the JSON round-trip and rejection checks of the
-// io/json.hpp sections that compare documents (not values).
+// names), an Eigen vector from a list, and a seeded standard normal draw. (The JSON round-trip and
+// rejection checks are in json_checks.hpp.)
 
 #include <dnnplan/core/error.hpp>
 
@@ -12,6 +12,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <random>
+#include <string>
 
 namespace dnnplan_test {
 
@@ -25,6 +26,18 @@ dnnplan::invalid_input error_of(F&& f) {
     }
     FAIL("no invalid_input thrown");
     return {"", "", ""};
+}
+
+/// The field named by the invalid_input `f()` throws; "(no exception)" when it throws none (for
+/// CHECK(field_of(...) == "a.b"), which then fails showing that).
+template <class F>
+std::string field_of(F&& f) {
+    try {
+        f();
+    } catch (const dnnplan::invalid_input& e) {
+        return e.field();
+    }
+    return "(no exception)";
 }
 
 inline Eigen::VectorXd vec(std::initializer_list<double> values) {

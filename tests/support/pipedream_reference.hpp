@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace dnnplan_test {
@@ -43,6 +44,12 @@ private:
 };
 
 }  // namespace reference_detail
+
+/// The time per minibatch of a PipeDream result, +inf without a partition (status infeasible),
+/// so that results compare as PipeDream's numbers and None do.
+[[nodiscard]] inline double time_or_inf(const dnnplan::pipedream_result& r) {
+    return r.plan ? r.plan->time_per_minibatch_s : std::numeric_limits<double>::infinity();
+}
 
 /// PipeDream's partitioning of `graph`: states from build_antichain_states, then its dynamic
 /// program level by level (-n m1 m2 ... with -b B1 B2 ...), each level's A[i][j][m-1] becoming
@@ -157,24 +164,35 @@ private:
         within = static_cast<double>(machines);
     }
 
+    // The result in the planners' shape: optimal with the plan (objective_value = bound = its
+    // time), or infeasible without one (PipeDream's None).
     pipedream_result result;
-    result.num_states = s_count;
+    result.details.num_states = s_count;
     const std::size_t m_last = static_cast<std::size_t>(options.machines.back()) - 1;
     const reference_detail::pipedream_level& final_a = as.back();
-    result.time_per_minibatch_s = final_a.at(0, s_count - 1, m_last).time;
-    if (std::isinf(result.time_per_minibatch_s)) return result;
+    const double time = final_a.at(0, s_count - 1, m_last).time;
+    if (std::isinf(time)) {
+        result.status = solve_status::infeasible;
+        result.reason = "no partition (PipeDream's None)";
+        return result;
+    }
+    pipedream_plan plan;
+    plan.time_per_minibatch_s = time;
     // Stages, last first, following the splits (PipeDream's analyze_partitioning).
     std::size_t end = s_count, j = s_count - 1, m = m_last;
     while (true) {
         const reference_detail::pipedream_cell& cell = final_a.at(0, j, m);
         const std::size_t first = cell.split_state < 0 ? 0 : static_cast<std::size_t>(cell.split_state) + 1;
-        result.stages.push_back(dnnplan::detail::describe_stage(graph, built, first, end, cell.replicas));
+        plan.stages.push_back(dnnplan::detail::describe_stage(graph, built, first, end, cell.replicas));
         if (cell.split_state < 0) break;
         end = first;
         j = static_cast<std::size_t>(cell.split_state);
         m = static_cast<std::size_t>(cell.split_machines);
     }
-    std::reverse(result.stages.begin(), result.stages.end());
+    std::reverse(plan.stages.begin(), plan.stages.end());
+    result.status = solve_status::optimal;
+    result.objective_value = result.bound = time;
+    result.plan = std::move(plan);
     return result;
 }
 

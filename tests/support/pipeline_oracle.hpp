@@ -7,7 +7,7 @@
 #include "random_problems.hpp"
 
 #include <dnnplan/partition/layer_chain.hpp>
-#include <dnnplan/partition/stage_cost.hpp>
+#include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>
 #include <cstddef>

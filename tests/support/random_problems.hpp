@@ -91,10 +91,10 @@ inline dnnplan::spot_request random_spot_request(std::uint64_t seed, random_prob
     o.pricing = r.chance(0.7) ? dnnplan::price_kind::spot : dnnplan::price_kind::on_demand;
     const double increments[] = {0.0, 1.0, 60.0};
     o.billing_increment_s = increments[r.integer(0, 2)];
-    o.objective = r.chance(0.8) ? dnnplan::search_objective::minimize_cost : dnnplan::search_objective::minimize_time;
+    o.objective = r.chance(0.8) ? dnnplan::objective_kind::min_cost : dnnplan::objective_kind::min_time;
     o.cap_at_n_upper = r.chance(0.15);
     // Deadline around the time of one random cluster of the space.
-    const dnnplan::spotdnn_setup setup = dnnplan::make_spotdnn_setup(p, {});
+    const dnnplan::spotdnn_setup setup = dnnplan::make_spotdnn_setup(dnnplan::spot_request{.problem = p, .options = {}});
     dnnplan::cluster_counts counts(setup.provisioner.space.lower);
     for (std::size_t k = 0; k < counts.size(); ++k)
         counts[k] = r.integer(counts[k], setup.provisioner.space.upper[k]);

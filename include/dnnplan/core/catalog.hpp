@@ -1,8 +1,11 @@
 #pragma once
-// Cloud instance types and the catalog a planner chooses from.
+// Cloud instance types and the catalog a planner chooses from (the spot, VM and resilience
+// planners share it).
 
+#include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/detail/validate.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -16,9 +19,13 @@ namespace dnnplan {
 /// Which price of an instance type applies.
 enum class price_kind { spot, on_demand };
 
-[[nodiscard]] constexpr std::string_view to_string(price_kind p) noexcept {
-    return p == price_kind::spot ? "spot" : "on_demand";
-}
+template <>
+struct enum_text<price_kind> {
+    static constexpr std::array<enum_name<price_kind>, 2> names{{
+        {price_kind::spot, "spot"},
+        {price_kind::on_demand, "on_demand"},
+    }};
+};
 
 struct instance_type {
     std::string name{};

@@ -1,7 +1,14 @@
 #pragma once
-// Outcomes of a search. These are results, not errors.
+// The vocabulary every planner shares: how a search ended (solve_status), what it optimises
+// (objective_kind), how (search_method), how much work it may do (search_budget) and what it did
+// (search_counters). Expected outcomes are statuses, not errors.
 
+#include <dnnplan/core/enum_text.hpp>
+#include <dnnplan/detail/validate.hpp>
+
+#include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace dnnplan {
@@ -11,33 +18,104 @@ enum class solve_status {
     feasible,          ///< a heuristic's plan: it meets the goals, optimality is not proven
     infeasible,        ///< proven: no plan meets the goals
     not_found,         ///< a heuristic found no plan; that does not prove none exists
-    budget_exhausted,  ///< the node or time budget ran out; best plan so far and a lower bound
+    budget_exhausted,  ///< the search budget ran out: the best plan so far (if any) and a proven bound
 };
 
-[[nodiscard]] constexpr std::string_view to_string(solve_status status) noexcept {
-    switch (status) {
-        case solve_status::optimal: return "optimal";
-        case solve_status::feasible: return "feasible";
-        case solve_status::infeasible: return "infeasible";
-        case solve_status::not_found: return "not_found";
-        case solve_status::budget_exhausted: return "budget_exhausted";
+template <>
+struct enum_text<solve_status> {
+    static constexpr std::array<enum_name<solve_status>, 5> names{{
+        {solve_status::optimal, "optimal"},
+        {solve_status::feasible, "feasible"},
+        {solve_status::infeasible, "infeasible"},
+        {solve_status::not_found, "not_found"},
+        {solve_status::budget_exhausted, "budget_exhausted"},
+    }};
+};
+
+/// What a planner optimises. One naming rule for every planner: min_ or max_ and the figure.
+/// Each planner accepts the kinds that make sense for it (its options' validate() says which).
+enum class objective_kind {
+    min_cost,             ///< USD to finish the work (USD/h when the problem has no amount of work)
+    min_time,             ///< seconds to finish the work
+    max_throughput,       ///< samples (or steps) per second
+    max_samples_per_usd,  ///< samples per USD
+};
+
+template <>
+struct enum_text<objective_kind> {
+    static constexpr std::array<enum_name<objective_kind>, 4> names{{
+        {objective_kind::min_cost, "min_cost"},
+        {objective_kind::min_time, "min_time"},
+        {objective_kind::max_throughput, "max_throughput"},
+        {objective_kind::max_samples_per_usd, "max_samples_per_usd"},
+    }};
+    /// Spellings of dnnplan 0.1, read until 0.3 (docs/problem-format.md, "Deprecated spellings").
+    static constexpr std::array<enum_name<objective_kind>, 4> deprecated{{
+        {objective_kind::min_cost, "minimize_cost"},  // spot planner
+        {objective_kind::min_time, "minimize_time"},  // spot planner
+        {objective_kind::max_throughput, "max_samples_per_s"},  // hybrid planner
+        {objective_kind::min_cost, "min_usd_per_h"},  // hybrid planner
+    }};
+};
+
+/// Whether the objective is maximised (its bound is then an upper bound).
+[[nodiscard]] constexpr bool maximises(objective_kind o) noexcept {
+    return o == objective_kind::max_throughput || o == objective_kind::max_samples_per_usd;
+}
+
+/// How a planner searches. Each planner accepts the methods it has.
+enum class search_method {
+    exact,           ///< proves its answer (branch and bound, dynamic programming)
+    exhaustive,      ///< evaluates every plan of the space: the oracle
+    sliding_window,  ///< spotDNN's heuristic (Algorithm 1): no proof
+};
+
+template <>
+struct enum_text<search_method> {
+    static constexpr std::array<enum_name<search_method>, 3> names{{
+        {search_method::exact, "exact"},
+        {search_method::exhaustive, "exhaustive"},
+        {search_method::sliding_window, "sliding_window"},
+    }};
+    static constexpr std::array<enum_name<search_method>, 1> deprecated{{
+        {search_method::exact, "branch_and_bound"},  // VM recommender, dnnplan 0.1
+    }};
+};
+
+/// How much work a search may do before it stops with status budget_exhausted (the best plan so
+/// far and a proven bound). Every method of every planner honours the limits that apply to it
+/// (nodes: search-tree nodes, i.e. bound evaluations; evaluations: complete plans whose figures are
+/// computed, windows or configurations included). The defaults bound every search's time and
+/// memory (about 10 s and tens of MB on the inputs of docs/performance.md); 0 means no limit, which
+/// a caller must ask for.
+struct search_budget {
+    std::int64_t max_nodes = 10'000'000;
+    std::int64_t max_evaluations = 10'000'000;
+    /// Wall-clock limit; 0: none. With a time limit the result can depend on the machine.
+    double max_time_s = 0.0;
+
+    void validate(std::string_view path = "budget") const {
+        const std::string p = detail::field_prefix(path);
+        detail::require_at_least(p + "max_nodes", max_nodes, 0);
+        detail::require_at_least(p + "max_evaluations", max_evaluations, 0);
+        detail::require_non_negative(p + "max_time_s", max_time_s);
     }
-    return "unknown";
-}
 
-/// What a search minimises (subject to the goals).
-enum class search_objective { minimize_cost, minimize_time };
+    [[nodiscard]] bool nodes_exhausted(std::int64_t nodes) const noexcept { return max_nodes > 0 && nodes >= max_nodes; }
+    [[nodiscard]] bool evaluations_exhausted(std::int64_t evaluations) const noexcept {
+        return max_evaluations > 0 && evaluations >= max_evaluations;
+    }
+};
 
-[[nodiscard]] constexpr std::string_view to_string(search_objective o) noexcept {
-    return o == search_objective::minimize_cost ? "minimize_cost" : "minimize_time";
-}
-
-/// Work a search did; the same for every solver so they can be compared side by side.
+/// Work a search did; the same for every solver so that solvers can be compared side by side.
 struct search_counters {
-    std::int64_t nodes = 0;               ///< search-tree nodes opened (0 for non-tree searches)
-    std::int64_t clusters_evaluated = 0;  ///< complete clusters whose time and cost were computed
-    std::int64_t pruned_by_bound = 0;     ///< subtrees cut because their cost bound >= incumbent
-    std::int64_t pruned_by_deadline = 0;  ///< subtrees cut because their time bound > deadline
+    std::int64_t nodes = 0;                 ///< search-tree nodes opened (bound evaluations); 0 without a tree
+    std::int64_t evaluations = 0;           ///< complete plans whose figures were computed
+    std::int64_t pruned_by_bound = 0;       ///< subtrees cut because their bound cannot beat the best plan
+    std::int64_t pruned_by_constraint = 0;  ///< subtrees cut because no plan in them meets a constraint
+    double elapsed_s = 0.0;                 ///< wall time (the only figure of a result that depends on the machine)
+
+    friend bool operator==(const search_counters&, const search_counters&) = default;
 };
 
 }  // namespace dnnplan

@@ -4,6 +4,7 @@
 // classical parameter covariance s^2 (X^T X)^-1, s^2 = RSS / (n - p) (e.g. Seber and Wild,
 // "Nonlinear Regression", 1989, sec. 2.1). docs/fit.md describes both.
 
+#include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/fit/numeric_kernels.hpp>
@@ -28,13 +29,11 @@ enum class fit_status {
     max_iterations,  ///< the iteration cap ran out first
 };
 
-[[nodiscard]] constexpr std::string_view to_string(fit_status status) noexcept {
-    switch (status) {
-        case fit_status::converged: return "converged";
-        case fit_status::max_iterations: return "max_iterations";
-    }
-    return "unknown";
-}
+template <>
+struct enum_text<fit_status> {
+    static constexpr std::array<enum_name<fit_status>, 2> names{
+        {{fit_status::converged, "converged"}, {fit_status::max_iterations, "max_iterations"}}};
+};
 
 /// Result of a linear (or non-negative) least-squares fit of y ~ X c.
 struct linear_fit {

@@ -4,6 +4,7 @@
 // one for the compute time of a step at a given batch size (Pollux, Qiao et al., OSDI 2021,
 // T_grad(m) = alpha_c + beta_c * m; the project's reference note on synchronous models).
 
+#include <dnnplan/core/affine_time.hpp>
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/detail/validate.hpp>
 
@@ -14,23 +15,6 @@
 #include <string_view>
 
 namespace dnnplan {
-
-/// t(b) = fixed_s + per_sample_s * b seconds for a batch of b samples. Both coefficients >= 0,
-/// so a time never decreases with the batch and is never negative.
-struct linear_time_model {
-    double fixed_s = 0.0;
-    double per_sample_s = 0.0;
-
-    [[nodiscard]] double at(double batch) const noexcept { return fixed_s + per_sample_s * batch; }
-
-    void validate(std::string_view path = "time") const {
-        const std::string p = detail::field_prefix(path);
-        detail::require_non_negative(p + "fixed_s", fixed_s);
-        detail::require_non_negative(p + "per_sample_s", per_sample_s);
-    }
-
-    friend bool operator==(const linear_time_model&, const linear_time_model&) = default;
-};
 
 /// One measurement: `time_s` seconds for a batch of `batch` samples.
 struct batch_time_sample {
@@ -43,7 +27,7 @@ struct batch_time_sample {
 /// be told apart from the per-sample part; proportional scaling is the assumption PipeDream's
 /// profiles carry (one batch size per profile). Throws invalid_input unless batch > 0 and
 /// time_s >= 0.
-[[nodiscard]] inline linear_time_model proportional_time(double batch, double time_s, std::string_view path = "sample") {
+[[nodiscard]] inline affine_time proportional_time(double batch, double time_s, std::string_view path = "sample") {
     const std::string p = detail::field_prefix(path);
     detail::require_positive(p + "batch", batch);
     detail::require_non_negative(p + "time_s", time_s);
@@ -56,7 +40,7 @@ struct batch_time_sample {
 /// origin per_sample = sum(b t) / sum(b^2), and the constant fixed = mean(t); the problem is
 /// convex, so that is the constrained optimum). Throws invalid_input, naming `path`, when fewer
 /// than two distinct batch sizes are given, or a sample has batch <= 0 or time_s < 0.
-[[nodiscard]] inline linear_time_model fit_linear_time(std::span<const batch_time_sample> samples,
+[[nodiscard]] inline affine_time fit_linear_time(std::span<const batch_time_sample> samples,
                                                        std::string_view path = "samples") {
     for (std::size_t k = 0; k < samples.size(); ++k) {
         const std::string at = std::string(path) + "[" + std::to_string(k) + "].";
@@ -85,13 +69,13 @@ struct batch_time_sample {
     const double slope = sbt / sbb;
     const double intercept = mean_t - slope * mean_b;
     if (slope >= 0.0 && intercept >= 0.0) return {.fixed_s = intercept, .per_sample_s = slope};
-    const auto sse = [&](const linear_time_model& m) {
+    const auto sse = [&](const affine_time& m) {
         double e = 0.0;
         for (const auto& s : samples) e += (m.at(s.batch) - s.time_s) * (m.at(s.batch) - s.time_s);
         return e;
     };
-    const linear_time_model through_origin{.fixed_s = 0.0, .per_sample_s = bt / b2};
-    const linear_time_model constant{.fixed_s = mean_t, .per_sample_s = 0.0};
+    const affine_time through_origin{.fixed_s = 0.0, .per_sample_s = bt / b2};
+    const affine_time constant{.fixed_s = mean_t, .per_sample_s = 0.0};
     return sse(through_origin) <= sse(constant) ? through_origin : constant;
 }
 

@@ -9,6 +9,7 @@
 // and projection of the step onto the box. Jacobians by central finite differences. Seeded
 // multi-start for objectives that are not convex. docs/fit.md describes the method and options.
 
+#include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/fit/numeric_kernels.hpp>
@@ -55,9 +56,10 @@ enum class residual_space {
     log,     ///< residual_i = log(prediction_i) - log(observed_i): relative errors weigh alike
 };
 
-[[nodiscard]] constexpr std::string_view to_string(residual_space space) noexcept {
-    return space == residual_space::linear ? "linear" : "log";
-}
+template <>
+struct enum_text<residual_space> {
+    static constexpr std::array<enum_name<residual_space>, 2> names{{{residual_space::linear, "linear"}, {residual_space::log, "log"}}};
+};
 
 struct levenberg_marquardt_options {
     /// Trial steps per start (each costs one residual evaluation; an accepted one also a

@@ -8,8 +8,9 @@
 // replaced by the load-driven queueing model of model/ps_load_contention.hpp (same T_comp_k,
 // B_req, B_ps; no alpha1, beta1).
 
+#include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/core/workload.hpp>
+#include <dnnplan/model/heterogeneous_ps.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
@@ -42,19 +43,11 @@ namespace dnnplan {
 /// workers load it more (docs/models/fitting-async.md, "The load contention model").
 enum class ps_contention_model { spotdnn, load };
 
-[[nodiscard]] constexpr std::string_view to_string(ps_contention_model m) noexcept {
-    return m == ps_contention_model::spotdnn ? "spotdnn" : "load";
-}
-
-/// "spotdnn" or "load"; anything else is an invalid_input naming `path`.
-[[nodiscard]] inline ps_contention_model parse_ps_contention_model(std::string_view text, std::string_view path) {
-    if (text == "spotdnn") return ps_contention_model::spotdnn;
-    if (text == "load") return ps_contention_model::load;
-    std::string value = "\"";
-    value += text;
-    value += "\"";
-    throw invalid_input(std::string(path), value, "\"spotdnn\" or \"load\"");
-}
+template <>
+struct enum_text<ps_contention_model> {
+    static constexpr std::array<enum_name<ps_contention_model>, 2> names{
+        {{ps_contention_model::spotdnn, "spotdnn"}, {ps_contention_model::load, "load"}}};
+};
 
 /// One measured cluster: counts[k] workers of type k against `parameter_servers` PS.
 struct ps_cluster_sample {
@@ -166,12 +159,8 @@ struct ps_async_fit_result {
             c += "]";
             detail::require_positive(c, compute_s[k]);
         }
-        const auto p = static_cast<Eigen::Index>(free_names.size());
-        if (covariance.rows() != p || covariance.cols() != p)
-            throw invalid_input(base + "covariance", std::to_string(covariance.rows()) + " rows",
-                                "a square matrix with one row per free parameter");
-        if (std::isnan(residual_variance) || residual_variance < 0.0)
-            throw invalid_input(base + "residual_variance", detail::format_number(residual_variance), "a number >= 0");
+        detail::validate_fit_statistics(path, covariance, static_cast<Eigen::Index>(free_names.size()), residual_variance,
+                                        degrees_of_freedom, quality);
     }
 
     /// The model of model/heterogeneous_ps.hpp for clusters with `parameter_servers` PS. Only for
@@ -545,6 +534,20 @@ struct ps_cluster_set {
         }
         return out;
     }
+
+    /// `options` with this file's parameter_bytes when it gives one (B_req and B_ps are fitted in
+    /// bytes/s of a model of that size).
+    [[nodiscard]] ps_async_fit_options fit_options(ps_async_fit_options options = {}) const {
+        if (parameter_bytes) options.parameter_bytes = *parameter_bytes;
+        return options;
+    }
 };
+
+/// fit_ps_async on a clusters file: its worker types, its samples (each with a measured speed),
+/// its parameter_bytes (when given) in place of options.parameter_bytes.
+[[nodiscard]] inline ps_async_fit_result fit_ps_async(const ps_cluster_set& clusters, const ps_async_fit_options& options = {}) {
+    const auto types = clusters.worker_types();
+    return fit_ps_async(types, clusters.fit_samples(types), clusters.fit_options(options));
+}
 
 }  // namespace dnnplan

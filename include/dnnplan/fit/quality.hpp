@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,9 +31,11 @@ struct fit_quality {
     double rmse = 0.0;              ///< sqrt(mean((pred - obs)^2)), in the unit of the observations
     double median_ape_ratio = 0.0;  ///< median of |pred - obs| / |obs| (0.05 = 5%)
     double p90_ape_ratio = 0.0;     ///< 90th percentile of the same
-    /// 1 - SSR / SST with SST = sum (obs - mean obs)^2. NaN when SST = 0 (every observation
-    /// equal, R^2 is undefined); may be negative for predictions worse than the mean.
-    double r_squared = 0.0;
+    /// 1 - SSR / SST with SST = sum (obs - mean obs)^2; none when SST = 0 (every observation
+    /// equal: R^2 is undefined); may be negative for predictions worse than the mean.
+    std::optional<double> r_squared{};
+
+    friend bool operator==(const fit_quality&, const fit_quality&) = default;
 };
 
 namespace detail {
@@ -89,7 +92,7 @@ namespace detail {
     q.rmse = std::sqrt(ssr / static_cast<double>(n));
     q.median_ape_ratio = detail::sorted_quantile(ape, 0.5);
     q.p90_ape_ratio = detail::sorted_quantile(ape, 0.9);
-    q.r_squared = sst > 0.0 ? 1.0 - ssr / sst : std::numeric_limits<double>::quiet_NaN();
+    if (sst > 0.0) q.r_squared = 1.0 - ssr / sst;
     return q;
 }
 
@@ -99,6 +102,48 @@ struct interval {
     double lower = 0.0;
     double upper = 0.0;
 };
+
+namespace detail {
+
+/// The statistics a fit result carries for its prediction intervals, as read back from a file:
+/// the covariance is square of `parameters` rows, finite, symmetric (to a relative 1e-9), with a
+/// non-negative diagonal and |c_ij| <= sqrt(c_ii c_jj) (necessary for a covariance), and its
+/// entries sum to a finite number in absolute value (so a prediction's variance g' C g is finite
+/// for any finite gradient of moderate size); residual_variance >= 0 or +inf; degrees of freedom
+/// at most the samples the fit saw (samples minus free parameters, so fewer).
+inline void validate_fit_statistics(std::string_view path, const Eigen::MatrixXd& covariance, Eigen::Index parameters,
+                                    double residual_variance, std::int64_t degrees_of_freedom,
+                                    const fit_quality& quality) {
+    const std::string p = field_prefix(path);
+    if (covariance.rows() != parameters || covariance.cols() != parameters)
+        throw invalid_input(p + "covariance", std::to_string(covariance.rows()) + "x" + std::to_string(covariance.cols()),
+                            "a " + std::to_string(parameters) + "x" + std::to_string(parameters) + " matrix (one row per free parameter)");
+    double total = 0.0;
+    for (Eigen::Index r = 0; r < parameters; ++r)
+        for (Eigen::Index c = 0; c < parameters; ++c) {
+            const double v = covariance(r, c);
+            const std::string at = p + "covariance[" + std::to_string(r) + "][" + std::to_string(c) + "]";
+            if (!std::isfinite(v)) throw invalid_input(at, format_number(v), "a finite number");
+            if (r == c && v < 0.0) throw invalid_input(at, format_number(v), "a variance >= 0");
+            const double mirror = covariance(c, r);
+            if (std::abs(v - mirror) > 1e-9 * std::max(std::abs(v), std::abs(mirror)))
+                throw invalid_input(at, format_number(v), "the entry across the diagonal (" + format_number(mirror) + "): a symmetric matrix");
+            if (r != c && std::abs(v) > std::sqrt(covariance(r, r) * covariance(c, c)) * (1.0 + 1e-9))
+                throw invalid_input(at, format_number(v), "at most sqrt(c_ii c_jj) in magnitude (a covariance)");
+            total += std::abs(v);
+        }
+    if (!std::isfinite(total))
+        throw invalid_input(p + "covariance", "entries whose sum overflows", "entries whose absolute sum is finite");
+    if (std::isnan(residual_variance) || residual_variance < 0.0)
+        throw invalid_input(p + "residual_variance", format_number(residual_variance), "a number >= 0 (or null: +inf)");
+    require_at_least(p + "quality.samples", quality.samples, 0);
+    if (degrees_of_freedom > quality.samples)
+        throw invalid_input(p + "degrees_of_freedom", std::to_string(degrees_of_freedom),
+                            "at most quality.samples (" + std::to_string(quality.samples) +
+                                "): a fit has the samples minus its free parameters");
+}
+
+}  // namespace detail
 
 /// Prediction interval of a new observation at a point where the model predicts `value`, by the
 /// delta method on the linearised model (Seber and Wild 1989, eq. (5.4)):
@@ -143,7 +188,11 @@ struct interval {
     if (degrees_of_freedom <= 0 || std::isinf(residual_variance))
         return {.value = value, .lower = log_space ? 0.0 : -infinity, .upper = infinity};
     const Eigen::VectorXd g = log_space ? Eigen::VectorXd(gradient / value) : gradient;
-    const double variance = std::max(0.0, g.dot(covariance * g)) + residual_variance;
+    const double spread = g.dot(covariance * g);  // NaN when it overflows both ways (inf - inf)
+    const double variance = (std::isnan(spread) ? spread : std::max(0.0, spread)) + residual_variance;
+    if (!std::isfinite(variance))
+        throw invalid_input("covariance", "a prediction variance of " + detail::format_number(variance),
+                            "a covariance and gradient whose variance g' C g is finite");
     const double half =
         detail::student_t_quantile(static_cast<double>(degrees_of_freedom), 0.5 + 0.5 * confidence) * std::sqrt(variance);
     if (log_space) return {.value = value, .lower = value * std::exp(-half), .upper = value * std::exp(half)};

@@ -6,6 +6,7 @@
 // start alpha = 0.1, beta = 0.01, gamma = 1.001, and Pollux's pinning of the parameters the
 // data cannot identify. See docs/models/sync-data-parallel.md.
 
+#include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/fit/least_squares.hpp>
@@ -58,25 +59,15 @@ inline constexpr std::array<sync_variant, 4> all_sync_variants{sync_variant::pol
                                                               sync_variant::batch_power,
                                                               sync_variant::node_term_batch_power};
 
-[[nodiscard]] constexpr std::string_view to_string(sync_variant v) noexcept {
-    switch (v) {
-        case sync_variant::pollux: return "pollux";
-        case sync_variant::node_term: return "node-term";
-        case sync_variant::batch_power: return "batch-power";
-        case sync_variant::node_term_batch_power: return "node-term+batch-power";
-    }
-    return "pollux";
-}
-
-/// The variant named `text` (to_string's names); throws invalid_input(path, text, the names).
-[[nodiscard]] inline sync_variant parse_sync_variant(std::string_view text, std::string_view path = "variant") {
-    for (const auto v : all_sync_variants)
-        if (to_string(v) == text) return v;
-    std::string value = "\"";
-    value += text;
-    value += '"';
-    throw invalid_input(std::string(path), value, "one of pollux, node-term, batch-power, node-term+batch-power");
-}
+template <>
+struct enum_text<sync_variant> {
+    static constexpr std::array<enum_name<sync_variant>, 4> names{{
+        {sync_variant::pollux, "pollux"},
+        {sync_variant::node_term, "node-term"},
+        {sync_variant::batch_power, "batch-power"},
+        {sync_variant::node_term_batch_power, "node-term+batch-power"},
+    }};
+};
 
 [[nodiscard]] constexpr bool has_node_term(sync_variant v) noexcept {
     return v == sync_variant::node_term || v == sync_variant::node_term_batch_power;
@@ -203,19 +194,8 @@ struct sync_fit_result {
                 }
                 throw invalid_input(p + "pinned[" + std::to_string(i) + "]", '"' + pinned[i] + '"', expected);
             }
-        const Eigen::Index count = sync_param_count(variant);
-        if (covariance.rows() != count || covariance.cols() != count) {
-            std::string expected = "a ";
-            expected += std::to_string(count);
-            expected += "x";
-            expected += std::to_string(count);
-            expected += " matrix";
-            throw invalid_input(p + "covariance", std::to_string(covariance.rows()) + "x" + std::to_string(covariance.cols()),
-                                expected);
-        }
-        if (!covariance.allFinite()) throw invalid_input(p + "covariance", "non-finite entries", "finite entries");
-        if (std::isnan(residual_variance) || residual_variance < 0.0)
-            throw invalid_input(p + "residual_variance", detail::format_number(residual_variance), "a number >= 0 or inf");
+        detail::validate_fit_statistics(path, covariance, sync_param_count(variant), residual_variance, degrees_of_freedom,
+                                        quality);
     }
 };
 

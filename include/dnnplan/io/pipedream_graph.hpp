@@ -8,7 +8,8 @@
 // Every malformed line is a dnnplan::parse_error with where() = "line N" (1-based).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/core/layer_graph.hpp>
+#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/partition/layer_graph.hpp>
 
 #include <array>
 #include <charconv>
@@ -76,6 +77,9 @@ class graph_reader {
 public:
     void line(std::string_view text) {
         ++line_number_;
+        // Names and descriptions are echoed in tables, errors and JSON: the text must be UTF-8.
+        if (const auto at = invalid_utf8_offset(text))
+            fail("expected UTF-8 text, found a byte that is not UTF-8 at column " + std::to_string(*at + 1));
         text = trim_end(text);
         if (trim(text).empty()) return;
         if (is_space(text.front())) edge_line(trim(text));

@@ -12,6 +12,7 @@
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/model/sync_data_parallel.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -72,8 +73,10 @@ namespace detail::pollux_csv {
 
 [[nodiscard]] inline std::string quoted(std::string_view text) {
     std::string out = "\"";
-    out += text.size() > 60 ? text.substr(0, 60) : text;
-    if (text.size() > 60) out += "...";
+    std::size_t cut = std::min<std::size_t>(text.size(), 60);
+    while (cut < text.size() && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;  // UTF-8 boundary
+    out += text.substr(0, cut);
+    if (cut < text.size()) out += "...";
     out += '"';
     return out;
 }
@@ -149,6 +152,9 @@ void read_csv(std::istream& in, const std::array<std::string_view, Count>& names
     bool header = false;
     while (std::getline(in, text)) {
         ++line;
+        // Fields are echoed in errors and tables: the text must be UTF-8.
+        if (const auto at = invalid_utf8_offset(text))
+            throw parse_error(where(line), "expected UTF-8 text, found a byte that is not UTF-8 at column " + std::to_string(*at + 1));
         const std::string_view trimmed = trim(text);
         if (trimmed.empty()) continue;
         if (!header) {

@@ -2,17 +2,38 @@
 // Figures of a whole asynchronous (ASP) cluster from its workers' iteration times:
 // spotDNN (Shang et al., IWQoS 2023), eqs. (1), (2), (4), (5), and the cost of eq. (11).
 
-#include <dnnplan/core/prediction.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace dnnplan {
+
+/// Instance counts, one entry per instance type of a model (its type order).
+using cluster_counts = std::vector<std::int32_t>;
+
+/// Everything the spotDNN models predict for one cluster (see docs/models/).
+struct cluster_prediction {
+    std::int64_t workers = 0;                 ///< n
+    double iterations_per_s = 0.0;            ///< 1 / T_exp, eq. (2)
+    double samples_per_s = 0.0;               ///< cluster speed v, eq. (2)
+    double expected_iteration_time_s = 0.0;   ///< T_exp, eq. (2)
+    double wa_batch = 0.0;                    ///< weighted-average batch b_w, eq. (4)
+    double convergence_coefficient = 0.0;     ///< R, eq. (5)
+    double normalized_iterations = 0.0;       ///< j at which the loss reaches the target, eq. (3)
+    double training_time_s = 0.0;             ///< T = j * T_exp, eq. (1)
+    double usd_per_h = 0.0;                   ///< price of the workers (and the PS, if priced)
+    double billed_s = 0.0;                    ///< T rounded up to the billing increment
+    double cost_usd = 0.0;                    ///< eq. (11) on the billed time
+
+    friend bool operator==(const cluster_prediction&, const cluster_prediction&) = default;
+};
 
 /// Speeds of a cluster under asynchronous updates.
 struct asp_rates {
@@ -64,6 +85,28 @@ public:
         return asp_aggregate(model_, instances_per_type).samples_per_s;
     }
     [[nodiscard]] const M& model() const noexcept { return model_; }
+
+    /// The linear bound of linearly_bounded_throughput_model (eq. (2): v = sum_k c[k] b_k / T_k(n)):
+    /// with n in [max(1, min_instances, sum lower), sum upper], v <= sum_k c[k] b_k / min_n T_k(n).
+    /// Scans the sizes of the box: O(K * (n_hi - n_lo + 1)) model calls. min_samples_per_s is not
+    /// used.
+    void samples_per_s_linear_bound(std::span<const std::int32_t> lower, std::span<const std::int32_t> upper,
+                                    std::span<double> rate, std::int64_t min_instances = 1,
+                                    double /*min_samples_per_s*/ = 0.0) const noexcept {
+        std::int64_t n_lo = 0, n_hi = 0;
+        for (const auto v : lower) n_lo += v;
+        for (const auto v : upper) n_hi += v;
+        n_lo = std::max<std::int64_t>({n_lo, min_instances, 1});
+        for (std::size_t k = 0; k < rate.size(); ++k) {
+            if (upper[k] <= 0) {
+                rate[k] = 0.0;
+                continue;
+            }
+            double t_min = std::numeric_limits<double>::infinity();
+            for (std::int64_t n = n_lo; n <= n_hi; ++n) t_min = std::min(t_min, model_.iteration_time_s(k, n));
+            rate[k] = std::isfinite(t_min) ? model_.worker_batch(k) / t_min : 0.0;
+        }
+    }
 
 private:
     M model_;

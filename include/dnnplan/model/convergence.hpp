@@ -3,7 +3,6 @@
 // IWQoS 2023), eq. (3), with the convergence coefficient of eq. (5).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/core/workload.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
@@ -11,8 +10,19 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace dnnplan {
+
+/// Loss model, eq. (3): f = (gamma2*b_w + gamma3) * sqrt((R + gamma4) * n) / (j + gamma1) + gamma5.
+/// Without gamma4 the convergence-coefficient term is absent: sqrt(n) (the artifact's form).
+struct loss_coefficients {
+    double gamma1 = 0.0;  ///< iteration offset, >= 0
+    double gamma2 = 0.0;
+    double gamma3 = 0.0;
+    std::optional<double> gamma4{};  ///< >= 0 when present
+    double gamma5 = 0.0;  ///< asymptotic loss
+};
 
 /// f_loss = (gamma2*b_w + gamma3) * sqrt((R + gamma4) * n) / (j + gamma1) + gamma5, eq. (3).
 /// Without gamma4 the convergence-coefficient term is off: sqrt(n) (the released artifact's

@@ -6,6 +6,7 @@
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -43,10 +44,14 @@ public:
     [[nodiscard]] double fixed_usd_per_h() const noexcept { return fixed_; }
     [[nodiscard]] double billing_increment_s() const noexcept { return increment_; }
 
-    /// The time that is billed: `seconds` rounded up to a multiple of the increment.
+    /// The time that is billed: `seconds` rounded up to a multiple of the increment. When the
+    /// number of increments is too large for a double (an increment far below the time's last
+    /// digit), rounding up changes nothing: `seconds` is billed.
     [[nodiscard]] double billed_s(double seconds) const noexcept {
         if (increment_ <= 0.0) return seconds;
-        return std::ceil(seconds / increment_) * increment_;
+        const double increments = std::ceil(seconds / increment_);
+        if (!std::isfinite(increments)) return seconds;
+        return std::max(seconds, increments * increment_);
     }
 
     /// The price per hour of a cluster: fixed + sum_m n_m * p_m.
@@ -68,5 +73,28 @@ private:
 };
 
 static_assert(linear_cost_model<instance_cost_model>);
+
+/// The catalog's prices per offer (instance type k at a price kind), what the VM recommender pays
+/// by default: an offer_cost_model.
+class catalog_offer_cost {
+public:
+    explicit catalog_offer_cost(const instance_catalog& catalog) {
+        catalog.validate();
+        for (const auto& t : catalog.instances) {
+            spot_.push_back(t.spot_usd_per_h);
+            on_demand_.push_back(t.on_demand_usd_per_h);
+        }
+    }
+
+    [[nodiscard]] std::size_t type_count() const noexcept { return spot_.size(); }
+    [[nodiscard]] double usd_per_h(std::size_t k, price_kind kind) const noexcept {
+        return kind == price_kind::spot ? spot_[k] : on_demand_[k];
+    }
+
+private:
+    std::vector<double> spot_, on_demand_;
+};
+
+static_assert(offer_cost_model<catalog_offer_cost>);
 
 }  // namespace dnnplan

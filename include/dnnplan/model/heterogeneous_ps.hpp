@@ -3,7 +3,6 @@
 // PCIe contention: spotDNN (Shang et al., IWQoS 2023), eqs. (6)-(9) and (15).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/core/workload.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
@@ -17,6 +16,12 @@
 #include <vector>
 
 namespace dnnplan {
+
+/// PS-bandwidth contention, eq. (9): P = min(alpha1 * sqrt(n) + beta1, 1), clamped at 0.
+struct contention_coefficients {
+    double alpha1 = 0.0;
+    double beta1 = 0.0;
+};
 
 /// The communication side of a PS job: what every worker shares.
 struct ps_network {

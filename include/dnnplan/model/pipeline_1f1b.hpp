@@ -1,7 +1,7 @@
 #pragma once
 // Our pipeline stage-cost model: synchronous 1F1B pipelining with M micro-batches per minibatch
 // and data-parallel replicas within each stage, over the cut points of a layer_chain. It
-// satisfies stage_cost_model (partition/stage_cost.hpp); docs/models/pipeline-1f1b.md has the
+// satisfies stage_cost_model (model/concepts.hpp); docs/models/pipeline-1f1b.md has the
 // formulas, their sources and the choices made.
 //
 // Per stage [first, end) on r replicas, u = stage_count - stage_index stages from it to the end
@@ -24,7 +24,7 @@
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/partition/layer_chain.hpp>
-#include <dnnplan/partition/stage_cost.hpp>
+#include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -36,41 +36,6 @@
 
 namespace dnnplan {
 
-struct pipeline_1f1b_options {
-    std::int32_t micro_batch_size = 1;        ///< b, samples per micro-batch (>= 1)
-    std::int32_t micro_batches = 1;           ///< M, micro-batches per minibatch (>= 1)
-    double bandwidth_bytes_per_s = 1e9;       ///< per device, for activations and all-reduce (PipeDream's -b default)
-    double sync_overlap_ratio = 0.0;          ///< share of the all-reduce hidden behind compute, [0, 1]
-    double device_memory_bytes = 16e9;        ///< per device (PipeDream's -s default; a 16 GB V100)
-    double speed_ratio = 1.0;                 ///< device speed / profiled device speed (> 0); times are divided by it
-
-    void validate(std::string_view path = "options") const {
-        const std::string p = detail::field_prefix(path);
-        detail::require_at_least(p + "micro_batch_size", micro_batch_size, 1);
-        detail::require_at_least(p + "micro_batches", micro_batches, 1);
-        detail::require_positive(p + "bandwidth_bytes_per_s", bandwidth_bytes_per_s);
-        if (!(sync_overlap_ratio >= 0.0 && sync_overlap_ratio <= 1.0))
-            throw invalid_input(p + "sync_overlap_ratio", detail::format_number(sync_overlap_ratio), "a number in [0, 1]");
-        detail::require_positive(p + "device_memory_bytes", device_memory_bytes);
-        detail::require_positive(p + "speed_ratio", speed_ratio);
-    }
-};
-
-/// Every figure of one stage, per micro-batch and per replica (what stage_time_s is made of).
-struct stage_breakdown {
-    std::int32_t samples_per_replica = 0;  ///< b_r = ceil(b / r)
-    std::int32_t in_flight = 0;            ///< micro-batches whose activations a device holds: min(u, M)
-    double forward_s = 0.0;                ///< compute of the forward pass of b_r samples
-    double backward_s = 0.0;
-    double compute_s = 0.0;                ///< forward_s + backward_s
-    double transfer_s = 0.0;               ///< activations in and out, and their gradients
-    double allreduce_s = 0.0;              ///< once per minibatch
-    double exposed_sync_s = 0.0;           ///< (1 - overlap) * allreduce_s, once per minibatch
-    double memory_bytes = 0.0;             ///< per device
-    bool fits = true;                      ///< memory_bytes <= device_memory_bytes
-    double stage_time_s = 0.0;             ///< max(compute, transfer) + exposed / M; +inf when !fits
-};
-
 class pipeline_1f1b_model {
 public:
     /// stage_time_s reads the stage count (for the micro-batches in flight)...
@@ -80,7 +45,7 @@ public:
     static constexpr bool depends_only_on_remaining_stages = true;
 
     /// Throws invalid_input: bad options ("options....") or an empty chain ("chain").
-    pipeline_1f1b_model(const layer_chain& chain, const pipeline_1f1b_options& options) : options_(options) {
+    pipeline_1f1b_model(const layer_chain& chain, const pipeline_config& options) : options_(options) {
         options.validate();
         if (chain.size() == 0) throw invalid_input("chain", "0 layers", "at least one layer");
         if (chain.cut_bytes_per_sample.size() != chain.size())
@@ -111,7 +76,7 @@ public:
     }
 
     [[nodiscard]] std::size_t num_states() const noexcept { return cut_.size(); }
-    [[nodiscard]] const pipeline_1f1b_options& options() const noexcept { return options_; }
+    [[nodiscard]] const pipeline_config& options() const noexcept { return options_; }
     /// Samples per minibatch: micro_batch_size * micro_batches.
     [[nodiscard]] double minibatch_samples() const noexcept {
         return static_cast<double>(options_.micro_batch_size) * static_cast<double>(options_.micro_batches);
@@ -161,7 +126,7 @@ public:
     }
 
 private:
-    pipeline_1f1b_options options_;
+    pipeline_config options_;
     // Prefix sums over the chain ([i] = layers 0..i-1), so a stage costs O(1).
     std::vector<double> forward_fixed_, forward_per_sample_, backward_fixed_, backward_per_sample_;
     std::vector<double> activation_, parameters_, optimizer_state_;

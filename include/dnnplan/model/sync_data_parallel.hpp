@@ -7,6 +7,8 @@
 // (Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms", JPDC 2009), and the price of a
 // configuration from the instance catalog. See docs/models/sync-data-parallel.md.
 
+#include <dnnplan/core/enum_text.hpp>
+#include <dnnplan/core/affine_time.hpp>
 #include <dnnplan/core/catalog.hpp>
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/detail/validate.hpp>
@@ -254,22 +256,16 @@ struct ring_allreduce {
 // ---- heterogeneous replicas --------------------------------------------------------------------
 
 /// Compute speed of one GPU type: T_grad(m) = alpha_c + beta_c * m.
-struct gpu_compute {
-    double alpha_c_s = 0.0;
-    double beta_c_s = 0.0;
-
-    [[nodiscard]] double at(double local_batch) const noexcept { return alpha_c_s + beta_c_s * local_batch; }
-
-    void validate(std::string_view path = "compute") const {
-        const std::string p = detail::field_prefix(path);
-        detail::require_non_negative(p + "alpha_c_s", alpha_c_s);
-        detail::require_positive(p + "beta_c_s", beta_c_s);
-    }
-};
+/// A GPU type's compute time T_grad(m) = fixed_s + per_sample_s * m for a local batch of m (Pollux's
+/// alpha_c, beta_c): valid as an affine_time, and per_sample_s > 0 (the batch split divides by it).
+inline void validate_gpu_compute(const affine_time& compute, std::string_view path) {
+    compute.validate(path);
+    detail::require_positive(detail::field_prefix(path) + "per_sample_s", compute.per_sample_s);
+}
 
 /// `replicas` replicas of one GPU type in a synchronous job.
 struct replica_group {
-    gpu_compute compute{};
+    affine_time compute{};
     std::int64_t replicas = 0;
 };
 
@@ -279,9 +275,10 @@ enum class batch_policy {
     balanced,  ///< LB-BSP: local batches chosen so every replica's T_grad is equal
 };
 
-[[nodiscard]] constexpr std::string_view to_string(batch_policy p) noexcept {
-    return p == batch_policy::equal ? "equal" : "balanced";
-}
+template <>
+struct enum_text<batch_policy> {
+    static constexpr std::array<enum_name<batch_policy>, 2> names{{{batch_policy::equal, "equal"}, {batch_policy::balanced, "balanced"}}};
+};
 
 /// What came out of splitting a batch over heterogeneous replicas.
 enum class balance_status {
@@ -290,9 +287,11 @@ enum class balance_status {
                     ///< zero share, stay in the job, and the step waits for their alpha_c
 };
 
-[[nodiscard]] constexpr std::string_view to_string(balance_status s) noexcept {
-    return s == balance_status::balanced ? "balanced" : "idle_replicas";
-}
+template <>
+struct enum_text<balance_status> {
+    static constexpr std::array<enum_name<balance_status>, 2> names{
+        {{balance_status::balanced, "balanced"}, {balance_status::idle_replicas, "idle_replicas"}}};
+};
 
 /// The T_grad of a balanced split of `micro_batch` samples (one micro-step, all replicas) over the
 /// groups, allocation-free. Solving alpha_i + beta_i m_i = T with sum_i n_i m_i = B for T gives
@@ -304,9 +303,9 @@ enum class balance_status {
     for (const auto& g : groups) {
         if (g.replicas <= 0) continue;
         const double n = static_cast<double>(g.replicas);
-        numerator += n * g.compute.alpha_c_s / g.compute.beta_c_s;
-        denominator += n / g.compute.beta_c_s;
-        slowest_fixed = std::max(slowest_fixed, g.compute.alpha_c_s);
+        numerator += n * g.compute.fixed_s / g.compute.per_sample_s;
+        denominator += n / g.compute.per_sample_s;
+        slowest_fixed = std::max(slowest_fixed, g.compute.fixed_s);
     }
     if (!(denominator > 0.0)) return 0.0;
     return std::max(numerator / denominator, slowest_fixed);
@@ -347,7 +346,7 @@ struct heterogeneous_step {
     std::int64_t replicas = 0;
     for (std::size_t i = 0; i < groups.size(); ++i) {
         const std::string at = "groups[" + std::to_string(i) + "]";
-        groups[i].compute.validate(at + ".compute");
+        validate_gpu_compute(groups[i].compute, at + ".compute");
         detail::require_at_least(at + ".replicas", groups[i].replicas, 0);
         replicas += groups[i].replicas;
     }
@@ -378,13 +377,13 @@ struct heterogeneous_step {
             for (std::size_t i = 0; i < groups.size(); ++i) {
                 if (!active[i]) continue;
                 const double n = static_cast<double>(groups[i].replicas);
-                num += n * groups[i].compute.alpha_c_s / groups[i].compute.beta_c_s;
-                den += n / groups[i].compute.beta_c_s;
+                num += n * groups[i].compute.fixed_s / groups[i].compute.per_sample_s;
+                den += n / groups[i].compute.per_sample_s;
             }
             level = num / den;
             bool changed = false;
             for (std::size_t i = 0; i < groups.size(); ++i)
-                if (active[i] && groups[i].compute.alpha_c_s >= level) {
+                if (active[i] && groups[i].compute.fixed_s >= level) {
                     active[i] = 0;
                     changed = true;
                 }
@@ -393,7 +392,7 @@ struct heterogeneous_step {
         for (std::size_t i = 0; i < groups.size(); ++i) {
             if (groups[i].replicas <= 0) continue;
             if (active[i]) {
-                out.local_batches[i] = (level - groups[i].compute.alpha_c_s) / groups[i].compute.beta_c_s;
+                out.local_batches[i] = (level - groups[i].compute.fixed_s) / groups[i].compute.per_sample_s;
             } else {
                 out.idle_groups.push_back(i);
             }
@@ -435,13 +434,18 @@ struct heterogeneous_step {
 /// compute speed of its GPU type.
 struct sync_instance_type {
     std::int32_t gpus = 1;
-    gpu_compute compute{};
+    affine_time compute{};
 };
 
 /// How the batch is given to the cluster adapter.
 enum class batch_basis {
     per_replica,  ///< `batch` is the local batch of every replica (global batch grows with K)
     global,       ///< `batch` is the global batch of one micro-step, split over the replicas
+};
+
+template <>
+struct enum_text<batch_basis> {
+    static constexpr std::array<enum_name<batch_basis>, 2> names{{{batch_basis::per_replica, "per_replica"}, {batch_basis::global, "global"}}};
 };
 
 /// Everything but the instance counts: the whole synchronous job on a cluster of instances, each
@@ -462,7 +466,7 @@ struct sync_cluster_spec {
         for (std::size_t k = 0; k < types.size(); ++k) {
             const std::string at = p + "types[" + std::to_string(k) + "]";
             detail::require_at_least(at + ".gpus", types[k].gpus, 1);
-            types[k].compute.validate(at + ".compute");
+            validate_gpu_compute(types[k].compute, at + ".compute");
         }
         network.validate(p + "network");
         if (ring) ring->validate(p + "ring");
@@ -481,7 +485,7 @@ public:
     /// Types from a catalog (GPUs per instance) with the compute speed of each type's GPU,
     /// compute[k] for catalog.instances[k].
     [[nodiscard]] static sync_cluster_throughput from_catalog(const instance_catalog& catalog,
-                                                              std::span<const gpu_compute> compute,
+                                                              std::span<const affine_time> compute,
                                                               sync_cluster_spec spec) {
         catalog.validate();
         if (compute.size() != catalog.instances.size())
@@ -507,9 +511,9 @@ public:
             const std::int64_t n = std::int64_t{counts[k]} * t.gpus;
             replicas += n;
             nodes += counts[k];
-            numerator += static_cast<double>(n) * t.compute.alpha_c_s / t.compute.beta_c_s;
-            denominator += static_cast<double>(n) / t.compute.beta_c_s;
-            slowest_fixed = std::max(slowest_fixed, t.compute.alpha_c_s);
+            numerator += static_cast<double>(n) * t.compute.fixed_s / t.compute.per_sample_s;
+            denominator += static_cast<double>(n) / t.compute.per_sample_s;
+            slowest_fixed = std::max(slowest_fixed, t.compute.fixed_s);
         }
         if (replicas == 0) return out;
         const double micro_batch = micro_batch_of(replicas);
@@ -533,6 +537,16 @@ public:
         return micro_batch_of(replicas) * static_cast<double>(spec_.accumulation_steps + 1);
     }
 
+    /// The linear bound of linearly_bounded_throughput_model (model/concepts.hpp); defined, with
+    /// its proof, in model/sync_data_parallel_bounds.hpp.
+    void samples_per_s_linear_bound(std::span<const std::int32_t> lower, std::span<const std::int32_t> upper,
+                                    std::span<double> rate, std::int64_t min_instances = 1,
+                                    double min_samples_per_s = 0.0) const noexcept;
+    /// The box bound of box_bounded_throughput_model; model/sync_data_parallel_bounds.hpp.
+    [[nodiscard]] double samples_per_s_upper_bound(std::span<const std::int32_t> lower,
+                                                   std::span<const std::int32_t> upper, std::int64_t max_instances,
+                                                   std::int64_t min_instances = 1) const noexcept;
+
     [[nodiscard]] double samples_per_s(std::span<const std::int32_t> counts) const noexcept {
         std::int64_t replicas = 0;
         for (std::size_t k = 0; k < counts.size() && k < spec_.types.size(); ++k)
@@ -554,3 +568,5 @@ private:
 static_assert(cluster_throughput_model<sync_cluster_throughput>);
 
 }  // namespace dnnplan
+
+#include <dnnplan/model/sync_data_parallel_bounds.hpp>  // the bound members' definitions

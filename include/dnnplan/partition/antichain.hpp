@@ -5,7 +5,7 @@
 // antichain of layers. Pipeline stages are ranges between states.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/core/layer_graph.hpp>
+#include <dnnplan/partition/layer_graph.hpp>
 
 #include <algorithm>
 #include <bit>

@@ -1,13 +1,13 @@
 #pragma once
 // A layer graph as a chain of cut points for pipeline models that price stages per sample: the
 // kept layers in a topological order, state s standing for "layers[0..s] done" (the states of
-// partition/stage_cost.hpp). Stages are contiguous ranges of that order. Preprocessing as
+// model/concepts.hpp). Stages are contiguous ranges of that order. Preprocessing as
 // PipeDream's optimizer (and build_antichain_states): "Input..." sources and "__getitem__..."
 // sinks are dropped. Per-layer times scale with the batch by a linear model (fit/linear_time.hpp)
 // fitted from profiles at several batch sizes, or proportional to the batch from one profile.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/core/layer_graph.hpp>
+#include <dnnplan/partition/layer_graph.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/fit/linear_time.hpp>
 #include <dnnplan/partition/antichain.hpp>
@@ -25,8 +25,8 @@ namespace dnnplan {
 /// One layer of a chain, per sample where it scales with the batch.
 struct chain_layer {
     std::size_t layer = 0;                     ///< index into the profile's layer_graph
-    linear_time_model forward{};               ///< seconds for a batch of b samples on the profiled device
-    linear_time_model backward{};
+    affine_time forward{};               ///< seconds for a batch of b samples on the profiled device
+    affine_time backward{};
     double activation_bytes_per_sample = 0.0;  ///< output activations (stashed for the backward pass)
     double parameter_bytes = 0.0;
     double optimizer_state_bytes = 0.0;        ///< profiled, or optimizer_state_ratio * parameter_bytes

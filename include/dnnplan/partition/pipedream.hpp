@@ -12,11 +12,13 @@
 // plain transcription of PipeDream's loops stays in the tests as the oracle.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/core/layer_graph.hpp>
+#include <dnnplan/partition/layer_graph.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/partition/antichain.hpp>
 #include <dnnplan/partition/pipedream_chain.hpp>
-#include <dnnplan/partition/stage_cost.hpp>
+#include <dnnplan/core/result.hpp>
+#include <dnnplan/core/status.hpp>
+#include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -26,6 +28,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dnnplan {
@@ -39,19 +42,25 @@ struct pipedream_options {
     bool use_memory_constraint = false;
     double memory_bytes = 16e9;                     ///< -s
     bool use_fewer_machines = false;
+    /// Checked before the recurrence runs against its memory: nodes = the cells of its tables
+    /// (states x machines per level, and (states + 1) x states between levels). Over it: status
+    /// budget_exhausted. (build_antichain_states has its own limit on the states.)
+    search_budget budget{};
 
-    void validate() const {
-        if (machines.empty()) throw invalid_input("machines", "[]", "at least one level (-n)");
+    void validate(std::string_view path = "") const {
+        const std::string p = detail::field_prefix(path);
+        budget.validate(p + "budget");
+        if (machines.empty()) throw invalid_input(p + "machines", "[]", "at least one level (-n)");
         for (std::size_t l = 0; l < machines.size(); ++l)
-            detail::require_at_least("machines[" + std::to_string(l) + "]", machines[l], 1);
+            detail::require_at_least(p + "machines[" + std::to_string(l) + "]", machines[l], 1);
         if (!bandwidths_bytes_per_s.empty() && bandwidths_bytes_per_s.size() != machines.size())
-            throw invalid_input("bandwidths_bytes_per_s", std::to_string(bandwidths_bytes_per_s.size()) + " values",
+            throw invalid_input(p + "bandwidths_bytes_per_s", std::to_string(bandwidths_bytes_per_s.size()) + " values",
                                 "one bandwidth per level (" + std::to_string(machines.size()) + ")");
         for (std::size_t l = 0; l < bandwidths_bytes_per_s.size(); ++l)
-            detail::require_positive("bandwidths_bytes_per_s[" + std::to_string(l) + "]", bandwidths_bytes_per_s[l]);
+            detail::require_positive(p + "bandwidths_bytes_per_s[" + std::to_string(l) + "]", bandwidths_bytes_per_s[l]);
         if (activation_compression_ratio)
-            detail::require_positive("activation_compression_ratio", *activation_compression_ratio);
-        detail::require_positive("memory_bytes", memory_bytes);
+            detail::require_positive(p + "activation_compression_ratio", *activation_compression_ratio);
+        detail::require_positive(p + "memory_bytes", memory_bytes);
     }
 };
 
@@ -64,10 +73,10 @@ struct pipedream_stage {
     std::vector<std::size_t> layers{};  ///< layer indices of the stage
 };
 
-struct pipedream_result {
-    double time_per_minibatch_s = 0.0;  ///< A[0][S-1][M-1] of the final level (+inf: no partition)
-    std::size_t num_states = 0;
-    std::vector<pipedream_stage> stages{};  ///< empty when no partition exists
+/// A partition of the final level: the time per minibatch (A[0][S-1][M-1]) and its stages.
+struct pipedream_plan {
+    double time_per_minibatch_s = 0.0;
+    std::vector<pipedream_stage> stages{};
 };
 
 /// One level of PipeDream's optimizer as a stage-cost model: its bandwidth, its activation
@@ -200,7 +209,18 @@ struct pipedream_counters {
     std::int64_t plain_candidates = 0; ///< (k, m') candidates evaluated one by one
     std::int64_t searches_retried = 0; ///< searches below an upper bound that found nothing below it
     std::int64_t threshold_decisions = 0;  ///< feasibility tests of the chain solver (pipedream_chain.hpp)
+    friend bool operator==(const pipedream_counters&, const pipedream_counters&) = default;
 };
+
+struct pipedream_details {
+    std::size_t num_states = 0;  ///< PipeDream's antichain states of the graph
+    pipedream_counters work{};   ///< what the exact solver did (0 for the generic recurrence)
+};
+
+/// status optimal (objective_value = bound = the time per minibatch: the recurrence is exact) or
+/// infeasible (no partition: every one breaks the memory constraint); counters.evaluations = the
+/// stage times computed.
+using pipedream_result = solve_result<pipedream_plan, pipedream_details>;
 
 namespace detail {
 
@@ -566,6 +586,23 @@ inline pipedream_stage describe_stage(const layer_graph& graph, const antichain_
 
 inline constexpr double chain_tolerance = 1e-10;
 
+/// The result of a partition found (optimal) or of none (infeasible: +inf time).
+[[nodiscard]] inline pipedream_result pipedream_finish(std::optional<pipedream_plan> plan, std::size_t num_states,
+                                                       const pipedream_counters& work) {
+    pipedream_result result;
+    result.details = {.num_states = num_states, .work = work};
+    result.counters.evaluations = work.state_pairs;
+    if (plan && std::isfinite(plan->time_per_minibatch_s)) {
+        result.status = solve_status::optimal;
+        result.objective_value = result.bound = plan->time_per_minibatch_s;
+        result.plan = std::move(plan);
+    } else {
+        result.status = solve_status::infeasible;
+        result.reason = "no partition fits: every stage assignment breaks the memory constraint (memory_bytes)";
+    }
+    return result;
+}
+
 inline pipedream_result pipedream_chain_partition(const layer_graph& graph, const antichain_states& built,
                                                   const pipedream_options& options, pipedream_counters& work) {
     const pipedream_stage_cost cost(
@@ -591,12 +628,11 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
         return slowest;
     };
     const std::vector<chain_stage> stages = solver.solve(time_of, chain_tolerance, work.threshold_decisions);
-    pipedream_result result;
-    result.num_states = built.states.size();
-    result.time_per_minibatch_s = time_of(stages);
+    pipedream_plan plan;
+    plan.time_per_minibatch_s = time_of(stages);
     for (const chain_stage& s : stages)
-        result.stages.push_back(describe_stage(graph, built, s.first_state, s.end_state, s.replicas));
-    return result;
+        plan.stages.push_back(describe_stage(graph, built, s.first_state, s.end_state, s.replicas));
+    return pipedream_finish(std::move(plan), built.states.size(), work);
 }
 
 }  // namespace detail
@@ -616,6 +652,20 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
     if (s_count == 0) throw invalid_input("states", "[]", "at least one state (build_antichain_states)");
     pipedream_counters local;
     pipedream_counters& work = counters ? *counters : local;
+    {
+        double cells = 0.0;
+        for (const std::int32_t m : options.machines) cells = std::max(cells, static_cast<double>(s_count) * m);
+        if (options.machines.size() > 1) cells = std::max(cells, static_cast<double>(s_count + 1) * static_cast<double>(s_count));
+        if (options.budget.max_nodes > 0 && cells > static_cast<double>(options.budget.max_nodes)) {
+            pipedream_result over;
+            over.status = solve_status::budget_exhausted;
+            over.details.num_states = s_count;
+            over.reason = "the partition of " + std::to_string(s_count) + " states needs tables of " +
+                          detail::format_number(cells) + " cells, over the budget of " +
+                          std::to_string(options.budget.max_nodes) + " nodes";
+            return over;
+        }
+    }
 
     const std::size_t levels = options.machines.size();
     if (built.chain && levels == 1 && s_count >= 2 && options.machines[0] >= 2 && !options.use_memory_constraint &&
@@ -689,33 +739,28 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
         within = static_cast<double>(machines);
     }
 
-    pipedream_result result;
-    result.num_states = s_count;
     const std::int32_t machines = options.machines.back();
     const auto m_last = static_cast<std::size_t>(machines) - 1;
-    if (std::isinf(row.at(s_count - 1, m_last))) {
-        result.time_per_minibatch_s = row.at(s_count - 1, m_last);
-        return result;
-    }
+    if (std::isinf(row.at(s_count - 1, m_last))) return detail::pipedream_finish(std::nullopt, s_count, work);
     // Stages, last first, following the choices (PipeDream's analyze_partitioning). The time is
     // the slowest stage evaluated with PipeDream's own operation order, each stage in the place
     // the recurrence priced it (its cell's machine count decides the memory check).
-    result.time_per_minibatch_s = 0.0;
+    pipedream_plan plan;
     std::size_t end = s_count, j = s_count - 1, m = m_last;
     while (true) {
         const detail::pipedream_choice& ch = row.choice[j * row.machines + m];
         const std::size_t first = ch.split_state < 0 ? 0 : static_cast<std::size_t>(ch.split_state) + 1;
         const stage_candidate priced{.first_state = first, .end_state = end, .replicas = ch.replicas,
                                      .devices_before = ch.split_state < 0 ? 0 : ch.left_machines + 1, .devices_total = machines};
-        result.time_per_minibatch_s = std::max(result.time_per_minibatch_s, final_cost->stage_time_s(priced));
-        result.stages.push_back(detail::describe_stage(graph, built, first, end, ch.replicas));
+        plan.time_per_minibatch_s = std::max(plan.time_per_minibatch_s, final_cost->stage_time_s(priced));
+        plan.stages.push_back(detail::describe_stage(graph, built, first, end, ch.replicas));
         if (ch.split_state < 0) break;
         end = first;
         j = static_cast<std::size_t>(ch.split_state);
         m = static_cast<std::size_t>(ch.left_machines);
     }
-    std::reverse(result.stages.begin(), result.stages.end());
-    return result;
+    std::reverse(plan.stages.begin(), plan.stages.end());
+    return detail::pipedream_finish(std::move(plan), s_count, work);
 }
 
 /// PipeDream's partitioning of `graph`: its states (build_antichain_states), then

@@ -24,7 +24,7 @@
 // 1e-12 of the optimum (the tests hold it to the plain recurrence at 1e-12).
 
 #include <dnnplan/partition/antichain.hpp>
-#include <dnnplan/partition/stage_cost.hpp>
+#include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>
 #include <bit>

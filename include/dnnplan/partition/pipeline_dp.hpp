@@ -1,12 +1,12 @@
 #pragma once
-// The exact partitioner for stage-count-dependent stage-cost models (partition/stage_cost.hpp,
+// The exact partitioner for stage-count-dependent stage-cost models (model/concepts.hpp,
 // needs_stage_count = true, e.g. the 1F1B model of model/pipeline_1f1b.hpp): over a chain of
 // states, it chooses the number of stages S, the stage boundaries and the replicas of each stage
 // (sum <= max_devices) that minimise model.pipeline_time_s(slowest stage, S), and reports the
 // best plan for every device budget d = 1..max_devices (what a planner that prices devices needs).
 //
 // Two recurrences, both exact; docs/models/pipeline-1f1b.md#the-partitioner has the proofs.
-// - Suffix recurrence, for a remaining_stages_cost_model (partition/stage_cost.hpp: the stage's
+// - Suffix recurrence, for a remaining_stages_cost_model (model/concepts.hpp: the stage's
 //   time depends on its place only through u = stage_count - stage_index, the stages from it to
 //   the end): g[u][j][d] = the smallest slowest-stage time of states [j, n) in u stages on at most
 //   d devices = min over the first stage [j, e) and its devices r of
@@ -21,15 +21,18 @@
 //   known until the end). Time O(U^2 n^2 D^2); meant for small inputs and as a cross-check.
 
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/detail/validate.hpp>
-#include <dnnplan/partition/stage_cost.hpp>
+#include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,11 +42,16 @@ namespace dnnplan {
 struct pipeline_dp_options {
     std::int32_t max_devices = 1;  ///< D: devices the stages may use in total (>= 1)
     std::int32_t max_stages = 0;   ///< 0: no limit but min(states, D)
+    /// Checked before the recurrence runs, against its size: nodes = the table's cells
+    /// (memory), evaluations = the most stage_time_s calls it can make. Over either: status
+    /// budget_exhausted, nothing computed.
+    search_budget budget{};
 
     void validate(std::string_view path = "options") const {
         const std::string p = detail::field_prefix(path);
         detail::require_at_least(p + "max_devices", max_devices, 1);
         detail::require_at_least(p + "max_stages", max_stages, 0);
+        budget.validate(p + "budget");
     }
 };
 
@@ -55,19 +63,21 @@ struct pipeline_dp_stage {
 };
 
 struct pipeline_dp_plan {
-    double time_s = std::numeric_limits<double>::infinity();  ///< model.pipeline_time_s(slowest, S); +inf: no plan
+    double time_s = std::numeric_limits<double>::infinity();  ///< model.pipeline_time_s(slowest, S); +inf while none is found
     double slowest_stage_s = std::numeric_limits<double>::infinity();
     std::int32_t devices = 0;  ///< sum of the stages' replicas
     std::vector<pipeline_dp_stage> stages{};
 };
 
-struct pipeline_dp_result {
-    solve_status status = solve_status::infeasible;  ///< optimal or infeasible
-    std::string reason{};                            ///< why infeasible; empty otherwise
-    pipeline_dp_plan best{};                         ///< the best plan on at most max_devices devices
-    std::vector<pipeline_dp_plan> by_devices{};      ///< [d - 1]: the best plan on at most d devices
-    std::int64_t stage_evaluations = 0;              ///< calls of model.stage_time_s
+struct pipeline_dp_details {
+    /// [d - 1]: the best plan on at most d devices (none: no pipeline fits on d devices).
+    std::vector<std::optional<pipeline_dp_plan>> by_devices{};
 };
+
+/// plan: the best pipeline on at most max_devices devices; status optimal (objective_value = bound
+/// = its time per minibatch: the recurrences are exact) or infeasible; counters.evaluations = the
+/// stage times computed.
+using pipeline_dp_result = solve_result<pipeline_dp_plan, pipeline_dp_details>;
 
 namespace detail {
 
@@ -237,8 +247,9 @@ void pipeline_dp_prefix(const Model& model, std::size_t n, std::int32_t max_devi
 }  // namespace detail
 
 /// The best pipeline for every device budget (the header comment). Throws invalid_input for bad
-/// options or a model with no states; a budget on which no pipeline fits is an infinite
-/// by_devices entry, and status is infeasible (with the reason) when no budget has a plan.
+/// options or a model with no states; a budget on which no pipeline fits has no by_devices entry,
+/// and status is infeasible (with the reason) when no budget has a plan. The planner's entry is
+/// solve(pipeline_dp_request, model) in solve/pipeline_partition.hpp.
 template <stage_cost_model Model>
 [[nodiscard]] pipeline_dp_result pipeline_dp_partition(const Model& model, const pipeline_dp_options& options) {
     options.validate();
@@ -247,21 +258,46 @@ template <stage_cost_model Model>
     const auto state_limit = static_cast<std::int32_t>(std::min<std::size_t>(n, static_cast<std::size_t>(options.max_devices)));
     const std::int32_t max_stages = options.max_stages == 0 ? state_limit : std::min(options.max_stages, state_limit);
     pipeline_dp_result result;
-    result.by_devices.resize(static_cast<std::size_t>(options.max_devices));
+    {
+        // The size of the recurrence, as doubles (no overflow): the suffix form keeps U (n + 1)
+        // (D + 1) cells and makes at most U n^2 D / 2 evaluations; the prefix form keeps (U + 1)
+        // (n + 1) (D + 1) per stage count and makes at most U^2 n^2 D^2 / 2.
+        const double u = max_stages, nd = static_cast<double>(n), d = options.max_devices;
+        const bool suffix = remaining_stages_cost_model<Model>;
+        const double cells = (u + 1.0) * (nd + 1.0) * (d + 1.0);
+        const double evaluations = suffix ? u * nd * nd * d / 2.0 : u * u * nd * nd * d * d / 2.0;
+        const auto over = [](double need, std::int64_t limit) { return limit > 0 && need > static_cast<double>(limit); };
+        if (over(cells, options.budget.max_nodes) || over(evaluations, options.budget.max_evaluations)) {
+            result.status = solve_status::budget_exhausted;
+            result.reason = "the partition of " + std::to_string(n) + " states on " + std::to_string(options.max_devices) +
+                            " devices needs up to " + detail::format_number(cells) + " cells and " +
+                            detail::format_number(evaluations) + " stage evaluations, over the budget (" +
+                            std::to_string(options.budget.max_nodes) + " nodes, " +
+                            std::to_string(options.budget.max_evaluations) + " evaluations)";
+            return result;
+        }
+    }
+    std::vector<pipeline_dp_plan> plans(static_cast<std::size_t>(options.max_devices));
+    const auto start = std::chrono::steady_clock::now();
     if constexpr (remaining_stages_cost_model<Model>)
-        detail::pipeline_dp_suffix(model, n, options.max_devices, max_stages, result.by_devices, result.stage_evaluations);
+        detail::pipeline_dp_suffix(model, n, options.max_devices, max_stages, plans, result.counters.evaluations);
     else
-        detail::pipeline_dp_prefix(model, n, options.max_devices, max_stages, result.by_devices, result.stage_evaluations);
+        detail::pipeline_dp_prefix(model, n, options.max_devices, max_stages, plans, result.counters.evaluations);
     // Budgets are nested: a larger one keeps the smaller one's plan unless it finds a faster one.
-    for (std::size_t d = 1; d < result.by_devices.size(); ++d)
-        if (!(result.by_devices[d].time_s < result.by_devices[d - 1].time_s)) result.by_devices[d] = result.by_devices[d - 1];
-    result.best = result.by_devices.back();
-    if (std::isinf(result.best.time_s)) {
+    for (std::size_t d = 1; d < plans.size(); ++d)
+        if (!(plans[d].time_s < plans[d - 1].time_s)) plans[d] = plans[d - 1];
+    result.details.by_devices.reserve(plans.size());
+    for (const pipeline_dp_plan& plan : plans)
+        result.details.by_devices.push_back(std::isfinite(plan.time_s) ? std::optional<pipeline_dp_plan>(plan) : std::nullopt);
+    result.counters.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!std::isfinite(plans.back().time_s)) {
         result.reason = "no pipeline of at most " + std::to_string(max_stages) + " stages on at most " +
                         std::to_string(options.max_devices) + " devices fits the model's constraints (device memory)";
         return result;
     }
     result.status = solve_status::optimal;
+    result.objective_value = result.bound = plans.back().time_s;
+    result.plan = std::move(plans.back());
     return result;
 }
 

@@ -3,7 +3,7 @@
 // (instances that must be kept) and an upper bound (the quota), and a range of cluster sizes.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/core/prediction.hpp>
+#include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/detail/validate.hpp>
 
 #include <algorithm>
@@ -69,20 +69,31 @@ struct cluster_space {
     /// space, in odometer order (type 0 fastest). One vector is allocated for the whole walk.
     template <class F>
     void for_each(F&& f) const {
+        for_each_until([&](std::span<const std::int32_t> counts, std::int64_t n) {
+            if (n >= min_workers && n <= max_workers) f(counts, n);
+            return true;
+        });
+    }
+
+    /// Calls `visit(counts, n)` for every count vector of the box (every size, in odometer order,
+    /// type 0 fastest) until it returns false; returns whether the walk completed. For searches
+    /// that count the vectors they visit against a budget.
+    template <class Visit>
+    bool for_each_until(Visit&& visit) const {
         const std::size_t k_count = lower.size();
-        if (k_count == 0) return;
+        if (k_count == 0) return true;
         cluster_counts counts(lower);
         std::int64_t n = 0;
         for (const auto v : counts) n += v;
         while (true) {
-            if (n >= min_workers && n <= max_workers) f(std::span<const std::int32_t>(counts), n);
+            if (!visit(std::span<const std::int32_t>(counts), n)) return false;
             std::size_t k = 0;
             while (k < k_count && counts[k] == upper[k]) {
                 n -= counts[k] - lower[k];
                 counts[k] = lower[k];
                 ++k;
             }
-            if (k == k_count) return;
+            if (k == k_count) return true;
             ++counts[k];
             ++n;
         }

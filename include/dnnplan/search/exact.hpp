@@ -14,29 +14,38 @@
 // n are explored best bound first; inside one n, a depth-first search fixes one type's count
 // per level.
 
+#include <dnnplan/core/status.hpp>
+#include <dnnplan/detail/validate.hpp>
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/concepts.hpp>
 #include <dnnplan/search/box_sum.hpp>
 #include <dnnplan/search/cluster_space.hpp>
+#include <dnnplan/search/incumbent.hpp>
 #include <dnnplan/search/outcome.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace dnnplan {
 
 struct exact_options {
-    std::int64_t node_budget = 0;  ///< most nodes to open; 0: unlimited
-    double time_budget_s = 0.0;    ///< wall-clock budget; 0: unlimited (results then depend on timing)
-    double relative_gap = 1e-9;    ///< cut a subtree when its bound >= incumbent * (1 - relative_gap)
+    search_budget budget{};      ///< nodes (bound evaluations), evaluations (leaves), wall time
+    double relative_gap = 1e-9;  ///< cut a subtree when its bound >= incumbent * (1 - relative_gap)
+
+    void validate(std::string_view path = "options") const {
+        const std::string p = detail::field_prefix(path);
+        budget.validate(p + "budget");
+        if (!(relative_gap >= 0.0 && relative_gap < 1.0))
+            throw invalid_input(p + "relative_gap", detail::format_number(relative_gap), "a number in [0, 1)");
+    }
 };
 
 namespace detail {
@@ -102,51 +111,58 @@ public:
 
     [[nodiscard]] search_outcome run() {
         search_outcome out;
-        start_ = std::chrono::steady_clock::now();
         const std::int64_t n_lo = space_.smallest_size();
         const std::int64_t n_hi = space_.largest_size();
-        // Root bound of every size, then best bound first.
+        // Sizes are taken in blocks of consecutive n: the root bound of every size of a block, then
+        // the block's sizes best bound first. One block holds every size of an ordinary problem
+        // (so the order is best bound first overall); with quotas in the millions, memory stays
+        // O(block) and the budget ends the walk.
+        constexpr std::int64_t block = 4096;
         std::vector<std::pair<double, std::int64_t>> sizes;
-        for (std::int64_t n = n_lo; n <= n_hi; ++n) {
-            if (out_of_budget()) break;  // sizes without a bound yet: only 0 is proven
-            prepare_size(n);
-            const node_bound root = bound_at(0, fixed_state{});
-            if (root.time_lb > deadline_cut_) {
-                ++counters_.pruned_by_deadline;
-                continue;
+        // A lower bound on the objective of the sizes not searched when the budget ran out: those of
+        // the block being searched have their root bound; sizes never bounded prove only 0.
+        double remaining_lb = std::numeric_limits<double>::infinity();
+        for (std::int64_t first = n_lo; first <= n_hi && !guard_.stopped(); first += block) {
+            const std::int64_t last = std::min(n_hi, first + (block - 1));
+            sizes.clear();
+            bool bounded_all = true;
+            for (std::int64_t n = first; n <= last; ++n) {
+                if (guard_.exhausted(counters_)) {
+                    bounded_all = false;
+                    break;
+                }
+                prepare_size(n);
+                const node_bound root = bound_at(0, fixed_state{});
+                if (root.time_lb > deadline_cut_) {
+                    ++counters_.pruned_by_constraint;
+                    continue;
+                }
+                sizes.emplace_back(root.objective_lb, n);
             }
-            sizes.emplace_back(root.objective_lb, n);
-        }
-        std::sort(sizes.begin(), sizes.end());
-        double remaining_lb = stopped_ ? 0.0 : std::numeric_limits<double>::infinity();
-        for (std::size_t i = 0; i < sizes.size() && !stopped_; ++i) {
-            if (cut(sizes[i].first)) {
-                counters_.pruned_by_bound += static_cast<std::int64_t>(sizes.size() - i);
-                break;
+            std::sort(sizes.begin(), sizes.end());
+            for (std::size_t i = 0; i < sizes.size() && !guard_.stopped(); ++i) {
+                if (cut(sizes[i].first)) {
+                    counters_.pruned_by_bound += static_cast<std::int64_t>(sizes.size() - i);
+                    break;
+                }
+                prepare_size(sizes[i].second);
+                search(0, fixed_state{});
+                // Stopped inside this size (or before it): it and the later ones of the block are
+                // bounded by their root bounds, the smallest of which is this one.
+                if (guard_.stopped()) remaining_lb = std::min(remaining_lb, sizes[i].first);
             }
-            prepare_size(sizes[i].second);
-            search(0, fixed_state{});
-            if (stopped_) {
-                remaining_lb = sizes[i].first;
-                break;
-            }
+            // Sizes of this block whose root bound was never computed, or of later blocks: only 0.
+            if (guard_.stopped() && (!bounded_all || last < n_hi)) remaining_lb = 0.0;
         }
         out.counters = counters_;
         const bool has_plan = best_.has_plan();
         const double best_value = best_.value();
         best_.move_plan_to(out);
-        if (stopped_) {
-            out.status = solve_status::budget_exhausted;
-            out.lower_bound = std::min(remaining_lb, best_value);
-            out.reason = "search budget exhausted after " + std::to_string(counters_.nodes) + " nodes";
-        } else if (has_plan) {
-            out.status = solve_status::optimal;
-            out.lower_bound = best_value;
-        } else {
-            out.status = solve_status::infeasible;
-            out.lower_bound = std::numeric_limits<double>::infinity();
-            out.reason = "no cluster in the search space meets the goals";
-        }
+        conclude_search(out, {.stopped = guard_.stopped(), .unexplored_key_lb = remaining_lb, .relative_gap = 0.0},
+                        has_plan, best_value, false, no_cluster_reason(best_.rejected_non_finite()),
+                        budget_guard::describe(counters_));
+        if (out.status == solve_status::optimal) out.bound = best_value;  // proven within relative_gap (the cut)
+        out.counters.elapsed_s = guard_.elapsed_s();
         return out;
     }
 
@@ -180,7 +196,7 @@ private:
         for (std::size_t t = 0; t < k; ++t) {
             const double time_s = tm_.iteration_time_s(t, n);
             const double iterations = std::max(0.0, any.at(tm_.worker_batch(t)));
-            key[t] = goals_.objective == search_objective::minimize_cost ? iterations * time_s * cost_.type_usd_per_h(t)
+            key[t] = goals_.objective == objective_kind::min_cost ? iterations * time_s * cost_.type_usd_per_h(t)
                                                                          : iterations * time_s;
             perm_[t] = t;
         }
@@ -217,7 +233,7 @@ private:
 
     [[nodiscard]] double objective_from(double iterations_lb, double rate_hi, double ratio_lb) const noexcept {
         const double j = std::max(0.0, iterations_lb);
-        return goals_.objective == search_objective::minimize_cost ? j * ratio_lb / 3600.0 : j / rate_hi;
+        return goals_.objective == objective_kind::min_cost ? j * ratio_lb / 3600.0 : j / rate_hi;
     }
 
     // Bounds over every completion of the types at positions >= depth.
@@ -269,7 +285,7 @@ private:
             nb.time_lb = std::numeric_limits<double>::infinity();
             return nb;
         }
-        if (goals_.objective == search_objective::minimize_cost) {
+        if (goals_.objective == objective_kind::min_cost) {
             const std::span<const double> price_c(y_c2_.data(), free_count);
             const double price0 = f.price + fixed_usd_per_h;
             const double plain = box_sum_min_ratio(y, price0, price_c, f.rate, rate_c, order);
@@ -301,7 +317,7 @@ private:
         const double fixed_w = minorant.intercept * f.rate + minorant.slope * f.batch_rate;
         const double fixed_p = f.price + cost_.fixed_usd_per_h();
         const double d = goals_.deadline_s;
-        const bool by_cost = goals_.objective == search_objective::minimize_cost;
+        const bool by_cost = goals_.objective == objective_kind::min_cost;
         std::size_t count = 0;
         double time_lb = std::numeric_limits<double>::infinity();
         for (std::size_t t = depth; t < k_count_; ++t) {
@@ -344,26 +360,16 @@ private:
         return low > 1e-9 * d * rate_hi * rate_hi;
     }
 
-    [[nodiscard]] bool out_of_budget() noexcept {
-        if (stopped_) return true;
-        if (options_.node_budget > 0 && counters_.nodes >= options_.node_budget) stopped_ = true;
-        if (options_.time_budget_s > 0.0 && (counters_.nodes & 255) == 0) {
-            const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
-            if (elapsed.count() >= options_.time_budget_s) stopped_ = true;
-        }
-        return stopped_;
-    }
-
     void evaluate_leaf() {
-        ++counters_.clusters_evaluated;
+        ++counters_.evaluations;
         best_.offer(counts_, predict_cluster(tm_, cm_, cost_, std::span<const std::int32_t>(counts_), goals_.target_loss));
     }
 
     void search(std::size_t depth, const fixed_state& f) {
-        if (out_of_budget()) return;
+        if (guard_.exhausted(counters_)) return;
         const node_bound nb = bound_at(depth, f);
         if (nb.time_lb > deadline_cut_) {
-            ++counters_.pruned_by_deadline;
+            ++counters_.pruned_by_constraint;
             return;
         }
         if (cut(nb.objective_lb)) {
@@ -398,7 +404,7 @@ private:
                 }
                 search(depth + 1, g);
             }
-            if (stopped_) break;
+            if (guard_.stopped()) break;
         }
         counts_[t] = 0;
     }
@@ -423,9 +429,8 @@ private:
     cluster_counts counts_;
 
     search_counters counters_;
-    incumbent best_{goals_};
-    bool stopped_ = false;
-    std::chrono::steady_clock::time_point start_;
+    cluster_incumbent best_{goals_};
+    budget_guard guard_{options_.budget};
 };
 
 }  // namespace detail

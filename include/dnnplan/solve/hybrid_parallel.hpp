@@ -6,17 +6,21 @@
 // the number of stages, the replicas of each stage, the global batch and its micro-batching that
 // maximise throughput per dollar (or throughput within a budget, or minimise the price of a
 // target throughput), and re-plans when workers join or leave (Hydrozoa's dynamic worker
-// scaling). Times come from the 1F1B model (model/pipeline_1f1b.hpp), partitions from the exact
-// partitioner (partition/pipeline_dp.hpp). docs/solvers/hybrid-parallel.md describes it.
+// scaling). Times come from a stage-cost model per configuration (by default the 1F1B model of
+// model/pipeline_1f1b.hpp; any pipeline_model_factory), partitions from the exact partitioner
+// (partition/pipeline_dp.hpp). docs/solvers/hybrid-parallel.md describes it.
 
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
+#include <dnnplan/model/concepts.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/model/pipeline_1f1b.hpp>
 #include <dnnplan/partition/layer_chain.hpp>
 #include <dnnplan/partition/pipeline_dp.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -85,21 +89,6 @@ struct container_catalog {
     }
 };
 
-enum class hybrid_objective {
-    max_samples_per_usd,  ///< throughput per dollar (Hydrozoa's objective)
-    max_samples_per_s,    ///< throughput, within budget_usd_per_h
-    min_usd_per_h,        ///< price per hour, at target_samples_per_s or more
-};
-
-[[nodiscard]] constexpr std::string_view to_string(hybrid_objective o) noexcept {
-    switch (o) {
-        case hybrid_objective::max_samples_per_usd: return "max_samples_per_usd";
-        case hybrid_objective::max_samples_per_s: return "max_samples_per_s";
-        case hybrid_objective::min_usd_per_h: return "min_usd_per_h";
-    }
-    return "unknown";
-}
-
 struct hybrid_problem {
     std::vector<batch_profile> profiles{};        ///< the layer profile at >= 1 batch sizes (the first is the reference)
     container_catalog catalog{};
@@ -120,22 +109,31 @@ struct hybrid_problem {
 };
 
 struct hybrid_options {
-    hybrid_objective objective = hybrid_objective::max_samples_per_usd;
-    double budget_usd_per_h = std::numeric_limits<double>::infinity();  ///< max_samples_per_s: the price cap (> 0; +inf: none)
-    double target_samples_per_s = 0.0;  ///< min_usd_per_h: the throughput to reach (> 0 then)
+    /// max_samples_per_usd (Hydrozoa's objective), max_throughput (within budget_usd_per_h) or
+    /// min_cost (the price per hour, at target_samples_per_s or more).
+    objective_kind objective = objective_kind::max_samples_per_usd;
+    double budget_usd_per_h = std::numeric_limits<double>::infinity();  ///< max_throughput: the price cap (> 0; +inf: none)
+    double target_samples_per_s = 0.0;  ///< min_cost: the throughput to reach (> 0 then)
     std::int32_t max_micro_batches = 32;  ///< M tried: every divisor of the global batch up to this (>= 1)
     std::int32_t max_stages = 0;          ///< 0: no limit; 1: pure data parallelism
-    double sync_overlap_ratio = 0.0;      ///< pipeline_1f1b_options::sync_overlap_ratio, [0, 1]
+    double sync_overlap_ratio = 0.0;      ///< pipeline_config::sync_overlap_ratio, [0, 1]
     double optimizer_state_ratio = 2.0;   ///< layer_chain_options::optimizer_state_ratio (>= 0)
+    /// The budget of each partition (pipeline_dp_options::budget): a configuration whose partition
+    /// is over it is skipped, and a result with none left says so (status budget_exhausted).
+    search_budget budget{};
 
     void validate(std::string_view path = "options") const {
         const std::string p = detail::field_prefix(path);
+        budget.validate(p + "budget");
+        if (objective == objective_kind::min_time)
+            throw invalid_input(p + "objective", "\"min_time\"",
+                                "\"max_samples_per_usd\", \"max_throughput\" or \"min_cost\"");
         if (!(budget_usd_per_h > 0.0))
             throw invalid_input(p + "budget_usd_per_h", detail::format_number(budget_usd_per_h), "a number > 0 (or +inf: no budget)");
         detail::require_non_negative(p + "target_samples_per_s", target_samples_per_s);
-        if (objective == hybrid_objective::min_usd_per_h && !(target_samples_per_s > 0.0))
+        if (objective == objective_kind::min_cost && !(target_samples_per_s > 0.0))
             throw invalid_input(p + "target_samples_per_s", detail::format_number(target_samples_per_s),
-                                "a number > 0 with the objective min_usd_per_h");
+                                "a number > 0 with the objective min_cost");
         detail::require_at_least(p + "max_micro_batches", max_micro_batches, 1);
         detail::require_at_least(p + "max_stages", max_stages, 0);
         if (!(sync_overlap_ratio >= 0.0 && sync_overlap_ratio <= 1.0))
@@ -144,12 +142,24 @@ struct hybrid_options {
     }
 };
 
+/// What the planner is asked: the problem and the options (a problem file holds both).
+struct hybrid_request {
+    hybrid_problem problem{};
+    hybrid_options options{};
+
+    void validate(std::string_view path = "") const {
+        problem.validate(path);
+        options.validate(detail::field_prefix(path) + "options");
+    }
+};
+
 struct hybrid_stage {
     std::size_t first_state = 0;
     std::size_t end_state = 0;            ///< exclusive
     std::int32_t replicas = 1;
     std::vector<std::size_t> layers{};    ///< layer indices (into the profile's graph), chain order
-    stage_breakdown figures{};            ///< the 1F1B model's figures of the stage in its place
+    stage_breakdown figures{};            ///< the model's figures of the stage in its place (stage_breakdown_model), else only stage_time_s
+    friend bool operator==(const hybrid_stage&, const hybrid_stage&) = default;
 };
 
 struct hybrid_plan {
@@ -164,23 +174,23 @@ struct hybrid_plan {
     double samples_per_s = 0.0;            ///< global_batch_size / time_per_minibatch_s
     double usd_per_h = 0.0;                ///< containers * container price * 3600
     double samples_per_usd = 0.0;          ///< samples_per_s * 3600 / usd_per_h
+    friend bool operator==(const hybrid_plan&, const hybrid_plan&) = default;
 };
 
-struct hybrid_result {
-    solve_status status = solve_status::infeasible;  ///< optimal or infeasible
-    std::string reason{};
-    std::optional<hybrid_plan> plan{};
-    std::int64_t configurations = 0;      ///< (container, global batch, micro-batch count) partitioned
-    std::int64_t stage_evaluations = 0;   ///< stage_time_s calls of the partitioner
-};
+/// status optimal (every container, batch and micro-batch count partitioned exactly:
+/// objective_value = bound = the plan's samples_per_usd, samples_per_s or usd_per_h) or infeasible;
+/// counters.nodes = configurations (container group, global batch, micro-batch count) partitioned,
+/// counters.evaluations = stage times computed by the partitioner.
+using hybrid_result = solve_result<hybrid_plan>;
 
-/// A layer whose stage changes in a re-plan (-1: the layer is in no stage of that plan).
+/// A layer whose stage changes in a re-plan.
 struct layer_move {
     std::size_t layer = 0;
     std::string id{};
-    std::int32_t from_stage = -1;
-    std::int32_t to_stage = -1;
+    std::optional<std::int32_t> from_stage{};  ///< none: the layer is in no stage of the running plan
+    std::optional<std::int32_t> to_stage{};    ///< none: the layer is in no stage of the new plan
     double bytes = 0.0;  ///< parameters + optimizer state
+    friend bool operator==(const layer_move&, const layer_move&) = default;
 };
 
 struct replan_result {
@@ -202,22 +212,23 @@ namespace detail {
 /// How the objective ranks two feasible plans: true when `a` is strictly better than `b`. Ties on
 /// the objective go to the other figure (throughput, then price); full ties keep the plan found
 /// first.
-[[nodiscard]] inline bool hybrid_better(const hybrid_plan& a, const hybrid_plan& b, hybrid_objective objective) noexcept {
+[[nodiscard]] inline bool hybrid_better(const hybrid_plan& a, const hybrid_plan& b, objective_kind objective) noexcept {
     const auto compare = [](double x, double y, bool larger_is_better) {
         if (larger_is_better) return clearly_less(y, x) ? 1 : clearly_less(x, y) ? -1 : 0;
         return clearly_less(x, y) ? 1 : clearly_less(y, x) ? -1 : 0;
     };
     int first = 0, second = 0;
     switch (objective) {
-        case hybrid_objective::max_samples_per_usd:
+        case objective_kind::max_samples_per_usd:
             first = compare(a.samples_per_usd, b.samples_per_usd, true);
             second = compare(a.samples_per_s, b.samples_per_s, true);
             break;
-        case hybrid_objective::max_samples_per_s:
+        case objective_kind::max_throughput:
+        case objective_kind::min_time:  // rejected by hybrid_options::validate
             first = compare(a.samples_per_s, b.samples_per_s, true);
             second = compare(a.usd_per_h, b.usd_per_h, false);
             break;
-        case hybrid_objective::min_usd_per_h:
+        case objective_kind::min_cost:
             first = compare(a.usd_per_h, b.usd_per_h, false);
             second = compare(a.samples_per_s, b.samples_per_s, true);
             break;
@@ -225,22 +236,36 @@ namespace detail {
     return first != 0 ? first > 0 : second > 0;
 }
 
-[[nodiscard]] inline hybrid_plan make_hybrid_plan(const pipeline_1f1b_model& model, const pipeline_dp_plan& p,
-                                                  const layer_chain& chain, const container_type& container) {
+/// The objective's figure of a plan.
+[[nodiscard]] inline double hybrid_objective_value(const hybrid_plan& plan, objective_kind objective) noexcept {
+    switch (objective) {
+        case objective_kind::max_samples_per_usd: return plan.samples_per_usd;
+        case objective_kind::min_cost: return plan.usd_per_h;
+        case objective_kind::max_throughput:
+        case objective_kind::min_time: break;
+    }
+    return plan.samples_per_s;
+}
+
+template <remaining_stages_cost_model Model>
+[[nodiscard]] hybrid_plan make_hybrid_plan(const Model& model, const pipeline_config& config, const pipeline_dp_plan& p,
+                                           const layer_chain& chain, const container_type& container) {
     hybrid_plan plan;
     plan.container = container.name;
     plan.workers = p.devices;
     plan.containers = (p.devices + container.gpus - 1) / container.gpus;
-    plan.micro_batch_size = model.options().micro_batch_size;
-    plan.micro_batches = model.options().micro_batches;
+    plan.micro_batch_size = config.micro_batch_size;
+    plan.micro_batches = config.micro_batches;
     plan.global_batch_size = plan.micro_batch_size * plan.micro_batches;
     const auto count = static_cast<std::int32_t>(p.stages.size());
     for (std::int32_t s = 0; s < count; ++s) {
         const pipeline_dp_stage& st = p.stages[static_cast<std::size_t>(s)];
         hybrid_stage stage{.first_state = st.first_state, .end_state = st.end_state, .replicas = st.replicas};
         for (std::size_t i = st.first_state; i < st.end_state; ++i) stage.layers.push_back(chain.layers[i].layer);
-        stage.figures = model.breakdown({.first_state = st.first_state, .end_state = st.end_state, .replicas = st.replicas,
-                                         .stage_index = s, .stage_count = count});
+        const stage_candidate candidate{.first_state = st.first_state, .end_state = st.end_state, .replicas = st.replicas,
+                                        .stage_index = s, .stage_count = count};
+        if constexpr (stage_breakdown_model<Model>) stage.figures = model.breakdown(candidate);
+        else stage.figures.stage_time_s = st.stage_time_s;
         plan.stages.push_back(std::move(stage));
     }
     plan.time_per_minibatch_s = p.time_s;
@@ -250,10 +275,14 @@ namespace detail {
     return plan;
 }
 
-[[nodiscard]] inline hybrid_result solve_hybrid(const hybrid_problem& problem, const hybrid_options& options,
-                                                const layer_chain& chain) {
+template <pipeline_model_factory Factory>
+[[nodiscard]] hybrid_result solve_hybrid(const hybrid_problem& problem, const hybrid_options& options,
+                                         const layer_chain& chain, const Factory& factory) {
     hybrid_result result;
+    const auto start = std::chrono::steady_clock::now();
     std::optional<hybrid_plan> fastest, cheapest;  // over every plan that fits, for the reason
+    std::int64_t non_finite = 0, over_budget = 0;
+    std::string over_budget_reason;
     const auto& catalog = problem.catalog.containers;
     const auto container_limit = [&](const container_type& c) {
         return std::max(0, std::min(c.max_containers, problem.max_workers / c.gpus));
@@ -275,45 +304,68 @@ namespace detail {
                 if (max_containers < 1) continue;
                 std::size_t group = 0;  // the first type of the group (k itself at the latest)
                 while (!same_gpu(catalog[group], container)) ++group;
-                const pipeline_1f1b_model model(chain, {.micro_batch_size = batch / m,
-                                                        .micro_batches = m,
-                                                        .bandwidth_bytes_per_s = container.network_bandwidth_bytes_per_s,
-                                                        .sync_overlap_ratio = options.sync_overlap_ratio,
-                                                        .device_memory_bytes = container.gpu_memory_bytes,
-                                                        .speed_ratio = container.speed_ratio});
+                const pipeline_config config{.micro_batch_size = batch / m,
+                                             .micro_batches = m,
+                                             .bandwidth_bytes_per_s = container.network_bandwidth_bytes_per_s,
+                                             .sync_overlap_ratio = options.sync_overlap_ratio,
+                                             .device_memory_bytes = container.gpu_memory_bytes,
+                                             .speed_ratio = container.speed_ratio};
+                const auto model = factory(chain, config);
                 if (!partitions[group]) {
                     std::int32_t devices = 0;
                     for (std::size_t q = group; q < catalog.size(); ++q)
                         if (same_gpu(catalog[q], container)) devices = std::max(devices, container_limit(catalog[q]) * catalog[q].gpus);
-                    partitions[group] = pipeline_dp_partition(model, {.max_devices = devices, .max_stages = options.max_stages});
-                    result.stage_evaluations += partitions[group]->stage_evaluations;
+                    partitions[group] = pipeline_dp_partition(
+                        model, {.max_devices = devices, .max_stages = options.max_stages, .budget = options.budget});
+                    result.counters.evaluations += partitions[group]->counters.evaluations;
+                    if (partitions[group]->status == solve_status::budget_exhausted) {
+                        ++over_budget;
+                        over_budget_reason = partitions[group]->reason;
+                    }
                 }
                 const pipeline_dp_result& dp = *partitions[group];
-                ++result.configurations;
+                if (dp.status == solve_status::budget_exhausted) continue;
+                ++result.counters.nodes;
                 for (std::int32_t c = 1; c <= max_containers; ++c) {
-                    const pipeline_dp_plan& p = dp.by_devices[static_cast<std::size_t>(c * container.gpus - 1)];
-                    if (std::isinf(p.time_s)) continue;
+                    const std::optional<pipeline_dp_plan>& p = dp.details.by_devices[static_cast<std::size_t>(c * container.gpus - 1)];
+                    if (!p) continue;
                     // A budget that a smaller one already covers with the same plan adds nothing.
-                    if (c > 1 && p.devices <= (c - 1) * container.gpus) continue;
-                    hybrid_plan plan = make_hybrid_plan(model, p, chain, container);
-                    if (!fastest || hybrid_better(plan, *fastest, hybrid_objective::max_samples_per_s)) fastest = plan;
-                    if (!cheapest || hybrid_better(plan, *cheapest, hybrid_objective::min_usd_per_h)) cheapest = plan;
-                    if (options.objective == hybrid_objective::max_samples_per_s && plan.usd_per_h > options.budget_usd_per_h)
+                    if (c > 1 && p->devices <= (c - 1) * container.gpus) continue;
+                    hybrid_plan plan = make_hybrid_plan(model, config, *p, chain, container);
+                    if (!std::isfinite(plan.samples_per_s) || !std::isfinite(plan.usd_per_h) ||
+                        !std::isfinite(plan.samples_per_usd)) {
+                        ++non_finite;
                         continue;
-                    if (options.objective == hybrid_objective::min_usd_per_h && plan.samples_per_s < options.target_samples_per_s)
+                    }
+                    if (!fastest || hybrid_better(plan, *fastest, objective_kind::max_throughput)) fastest = plan;
+                    if (!cheapest || hybrid_better(plan, *cheapest, objective_kind::min_cost)) cheapest = plan;
+                    if (options.objective == objective_kind::max_throughput && plan.usd_per_h > options.budget_usd_per_h)
+                        continue;
+                    if (options.objective == objective_kind::min_cost && plan.samples_per_s < options.target_samples_per_s)
                         continue;
                     if (!result.plan || hybrid_better(plan, *result.plan, options.objective)) result.plan = std::move(plan);
                 }
             }
         }
+    result.counters.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (over_budget > 0) {
+        // Some configurations were not partitioned: the best plan found is not proven optimal.
+        result.status = solve_status::budget_exhausted;
+        result.reason = std::to_string(over_budget) + " configurations skipped: " + over_budget_reason;
+        if (result.plan) result.objective_value = hybrid_objective_value(*result.plan, options.objective);
+        return result;
+    }
     if (result.plan) {
         result.status = solve_status::optimal;
+        result.objective_value = result.bound = hybrid_objective_value(*result.plan, options.objective);
         return result;
     }
     if (!fastest) {
         result.reason = "no container type, global batch size and micro-batch count gives a pipeline that fits in GPU "
                         "memory within the worker and container limits";
-    } else if (options.objective == hybrid_objective::max_samples_per_s) {
+        if (non_finite > 0)
+            result.reason += " (" + std::to_string(non_finite) + " plans fit but their figures are too large for a double)";
+    } else if (options.objective == objective_kind::max_throughput) {
         result.reason = "the cheapest plan costs " + format_number(cheapest->usd_per_h) + " USD/h, over the budget of " +
                         format_number(options.budget_usd_per_h) + " USD/h";
     } else {
@@ -325,27 +377,41 @@ namespace detail {
 
 }  // namespace detail
 
-/// Plans `problem` (the header comment). Throws invalid_input for a bad problem or options
-/// (fields named as in hybrid_problem::validate, "options...." and build_layer_chain's
-/// "profiles[k]...."); no plan meeting the objective's constraint is status infeasible with the
-/// reason.
-[[nodiscard]] inline hybrid_result solve(const hybrid_problem& problem, const hybrid_options& options = {}) {
-    problem.validate();
-    options.validate();
-    const layer_chain chain = build_layer_chain(problem.profiles, {.optimizer_state_ratio = options.optimizer_state_ratio});
-    return detail::solve_hybrid(problem, options, chain);
+/// The published configuration: the 1F1B model (model/pipeline_1f1b.hpp) of each configuration.
+struct pipeline_1f1b_factory {
+    [[nodiscard]] pipeline_1f1b_model operator()(const layer_chain& chain, const pipeline_config& config) const {
+        return pipeline_1f1b_model(chain, config);
+    }
+};
+
+static_assert(pipeline_model_factory<pipeline_1f1b_factory>);
+
+/// Plans the request (the header comment) with the stage-cost models `factory` builds. Throws
+/// invalid_input for a bad problem or options (fields named as in hybrid_problem::validate,
+/// "options...." and build_layer_chain's "profiles[k]...."); no plan meeting the objective's
+/// constraint is status infeasible with the reason.
+template <pipeline_model_factory Factory>
+[[nodiscard]] hybrid_result solve(const hybrid_request& request, const Factory& factory) {
+    request.validate();
+    const layer_chain chain =
+        build_layer_chain(request.problem.profiles, {.optimizer_state_ratio = request.options.optimizer_state_ratio});
+    return detail::solve_hybrid(request.problem, request.options, chain, factory);
 }
 
-/// Dynamic worker scaling: `running` (a plan of solve() for `problem`) continues on
+/// Plans the request with the 1F1B model.
+[[nodiscard]] inline hybrid_result solve(const hybrid_request& request) { return solve(request, pipeline_1f1b_factory{}); }
+
+/// Dynamic worker scaling: `running` (a plan of solve() for the request) continues on
 /// `new_workers` workers of the same container type. The new plan is solve() with max_workers =
 /// new_workers and the catalog narrowed to running.container (global batch and micro-batching
 /// may change); a layer moves when its stage index changes, carrying its parameters and optimizer
 /// state. Throws invalid_input when running.container is not in the catalog ("running.container")
 /// or new_workers < 1 ("new_workers").
-[[nodiscard]] inline replan_result replan(const hybrid_problem& problem, const hybrid_options& options,
-                                          const hybrid_plan& running, std::int32_t new_workers) {
-    problem.validate();
-    options.validate();
+template <pipeline_model_factory Factory>
+[[nodiscard]] replan_result replan(const hybrid_request& request, const hybrid_plan& running, std::int32_t new_workers,
+                                   const Factory& factory) {
+    request.validate();
+    const hybrid_problem& problem = request.problem;
     detail::require_at_least("new_workers", new_workers, 1);
     const auto& all = problem.catalog.containers;
     const auto it = std::find_if(all.begin(), all.end(), [&](const container_type& c) { return c.name == running.container; });
@@ -354,9 +420,9 @@ namespace detail {
     hybrid_problem narrowed = problem;
     narrowed.catalog.containers = {*it};
     narrowed.max_workers = new_workers;
-    const layer_chain chain = build_layer_chain(problem.profiles, {.optimizer_state_ratio = options.optimizer_state_ratio});
+    const layer_chain chain = build_layer_chain(problem.profiles, {.optimizer_state_ratio = request.options.optimizer_state_ratio});
     replan_result out;
-    out.result = detail::solve_hybrid(narrowed, options, chain);
+    out.result = detail::solve_hybrid(narrowed, request.options, chain, factory);
 
     const std::size_t graph_size = problem.profiles.front().graph.size();
     const auto stage_of = [&](const std::vector<hybrid_stage>& stages, const char* field) {
@@ -380,12 +446,19 @@ namespace detail {
         if (from == to) continue;
         const double bytes = l.parameter_bytes + l.optimizer_state_bytes;
         out.moves.push_back({.layer = l.layer, .id = problem.profiles.front().graph.at(l.layer).id,
-                             .from_stage = from, .to_stage = to, .bytes = bytes});
+                             .from_stage = from >= 0 ? std::optional<std::int32_t>(from) : std::nullopt,
+                             .to_stage = to >= 0 ? std::optional<std::int32_t>(to) : std::nullopt, .bytes = bytes});
         if (from >= 0) out.bytes_out_by_stage[static_cast<std::size_t>(from)] += bytes;
         if (to >= 0) out.bytes_in_by_stage[static_cast<std::size_t>(to)] += bytes;
         out.bytes_moved += bytes;
     }
     return out;
+}
+
+/// Dynamic worker scaling with the 1F1B model.
+[[nodiscard]] inline replan_result replan(const hybrid_request& request, const hybrid_plan& running,
+                                          std::int32_t new_workers) {
+    return replan(request, running, new_workers, pipeline_1f1b_factory{});
 }
 
 }  // namespace dnnplan

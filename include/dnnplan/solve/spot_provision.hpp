@@ -1,11 +1,16 @@
 #pragma once
 // Spot provisioning with a deadline and a target loss (spotDNN, Shang et al., IWQoS 2023):
 // the cheapest (or fastest) set of heterogeneous workers for asynchronous PS training.
+//
+//   solve(request)          the published models (eqs. (3), (6)-(9), (11)) built from the request's
+//                           profile, over the catalog types that have a profile entry;
+//   solve(request, models)  models of the host's own (any asynchronous_throughput_model,
+//                           convergence_model and linear_cost_model), type k = catalog type k; the
+//                           profile is not read.
+// The problem types are in solve/spot_problem.hpp; docs/solvers/spot-provision.md.
 
 #include <dnnplan/core/catalog.hpp>
-#include <dnnplan/core/prediction.hpp>
 #include <dnnplan/core/status.hpp>
-#include <dnnplan/core/workload.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/concepts.hpp>
@@ -17,116 +22,31 @@
 #include <dnnplan/search/exhaustive.hpp>
 #include <dnnplan/search/outcome.hpp>
 #include <dnnplan/search/sliding_window.hpp>
+#include <dnnplan/solve/spot_problem.hpp>
 
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <limits>
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dnnplan {
 
-enum class spot_method {
-    exact,           ///< branch and bound with proven bounds (docs/solvers/exact.md)
-    exhaustive,      ///< every cluster in the space: the oracle
-    sliding_window,  ///< the paper's Algorithm 1 (docs/solvers/sliding-window.md)
+/// The three models a spot plan is computed with. `spotdnn_models` is the published configuration.
+template <asynchronous_throughput_model Throughput, convergence_model Convergence, linear_cost_model Cost>
+struct spot_models {
+    Throughput throughput;
+    Convergence convergence;
+    Cost cost;
 };
 
-[[nodiscard]] constexpr std::string_view to_string(spot_method m) noexcept {
-    switch (m) {
-        case spot_method::exact: return "exact";
-        case spot_method::exhaustive: return "exhaustive";
-        case spot_method::sliding_window: return "sliding_window";
-    }
-    return "unknown";
-}
-
-struct spot_options {
-    price_kind pricing = price_kind::spot;
-    /// Billing granularity: the billed time is the training time rounded up to a multiple of
-    /// this (1 s: per-second billing; 0: continuous).
-    double billing_increment_s = 1.0;
-    search_objective objective = search_objective::minimize_cost;
-    spot_method method = spot_method::exact;
-    /// Restrict cluster sizes to n <= n_upper of eq. (15), as the paper does. Off by default:
-    /// the cap is a heuristic of the paper, not a constraint of the problem.
-    bool cap_at_n_upper = false;
-    /// Sliding window only: take n in [n_lower, n_upper] of eqs. (15)-(16) as the paper does
-    /// (otherwise every n from 1 to the number of available instances, as the artifact does).
-    bool sliding_window_paper_bounds = true;
-    /// Sliding window only: windows wrap around the end of the sorted list (the artifact).
-    bool sliding_window_wrap_around = false;
-    std::int64_t node_budget = 0;  ///< exact only: most nodes to open (0: unlimited)
-    double time_budget_s = 0.0;    ///< exact only: wall-clock budget (0: unlimited)
-    /// exact only: a subtree is cut when its bound >= incumbent * (1 - relative_gap).
-    double relative_gap = 1e-9;
-
-    void validate(std::string_view path = "options") const {
-        const std::string base = detail::field_prefix(path);
-        detail::require_non_negative(base + "billing_increment_s", billing_increment_s);
-        detail::require_at_least(base + "node_budget", node_budget, 0);
-        detail::require_non_negative(base + "time_budget_s", time_budget_s);
-        if (!(relative_gap >= 0.0 && relative_gap < 1.0))
-            throw invalid_input(base + "relative_gap", detail::format_number(relative_gap), "a number in [0, 1)");
-    }
-};
-
-struct spot_problem {
-    instance_catalog catalog{};
-    workload_profile profile{};
-    training_goals goals{};
-    /// Instances already running that the plan must keep (the re-plan after a revocation):
-    /// name -> count. They count against the quota and are billed.
-    std::map<std::string, std::int32_t, std::less<>> existing{};
-
-    void validate(std::string_view path = "") const {
-        const std::string p = detail::field_prefix(path);
-        catalog.validate(p + "catalog");
-        profile.validate(catalog, p + "profile");
-        goals.validate(p + "goals");
-        for (const auto& [name, count] : existing) {
-            const std::string at = p + "existing." + name;
-            const auto index = catalog.find(name);
-            if (!index) throw invalid_input(at, '"' + name + '"', "the name of an instance type in the catalog");
-            if (!profile.per_instance.contains(name))
-                throw invalid_input(at, '"' + name + '"', "an instance type with a profile.per_instance entry");
-            detail::require_at_least(at, count, 0);
-            if (count > catalog.instances[*index].quota)
-                throw invalid_input(at, std::to_string(count),
-                                    "at most the quota of " + name + " (" +
-                                        std::to_string(catalog.instances[*index].quota) + ")");
-        }
-    }
-};
-
-/// A problem file: the problem and the options it asks for.
-struct spot_request {
-    spot_problem problem{};
-    spot_options options{};
-};
-
-struct spot_result {
-    solve_status status = solve_status::infeasible;
-    std::string reason{};  ///< why, for every status but optimal
-    /// Counts for every catalog type, catalog order (empty when there is no plan).
-    std::vector<type_count> counts{};
-    std::optional<cluster_prediction> prediction{};  ///< figures of the plan, if there is one
-    /// Proven lower bound on the objective (cost in USD, or time in s) over all plans; equals
-    /// the plan's value when optimal, +inf when infeasible. Heuristics report 0 (no proof).
-    double lower_bound = 0.0;
-    /// When no plan was found (infeasible, or the heuristic's not_found): the shortest training
-    /// time any plan reaches, proven by an exact search. Above the deadline for infeasible.
-    std::optional<double> fastest_training_time_s{};
-    search_counters counters{};
-};
+using spotdnn_models = spot_models<heterogeneous_ps_model, spotdnn_loss_model, instance_cost_model>;
 
 /// Any asynchronous throughput model, convergence model and cost model, over a cluster space.
-/// The search is the same whatever the models; `spotdnn_provisioner` is the published
-/// configuration.
+/// The search is the same whatever the models.
 template <asynchronous_throughput_model Throughput, convergence_model Convergence, linear_cost_model Cost>
 struct async_provisioner {
     Throughput throughput;
@@ -140,13 +60,12 @@ struct async_provisioner {
         return predict_cluster(throughput, convergence, cost, counts, target_loss);
     }
 
-    /// The plan for `goals` with the method and objective of `options`. Expected outcomes are
+    /// The plan for `goals` with the method and budget of `options`. Expected outcomes are
     /// statuses; when no plan meets the deadline, the reason gives the fastest plan's time.
     [[nodiscard]] search_outcome solve(const cluster_goals& goals, const spot_options& options) const {
         search_outcome out;
         if (!(goals.target_loss > convergence.loss_floor())) {
             out.status = solve_status::infeasible;
-            out.lower_bound = std::numeric_limits<double>::infinity();
             out.reason = "target_loss " + detail::format_number(goals.target_loss) +
                          " is at or below the loss floor (gamma5 = " + detail::format_number(convergence.loss_floor()) +
                          "): no number of iterations reaches it";
@@ -154,38 +73,38 @@ struct async_provisioner {
         }
         if (space.smallest_size() > space.largest_size()) {
             out.status = solve_status::infeasible;
-            out.lower_bound = std::numeric_limits<double>::infinity();
             out.reason = "no cluster size is allowed: at least " + std::to_string(space.smallest_size()) +
                          " workers (existing instances, or one) but at most " + std::to_string(space.largest_size()) +
                          " (quotas and the size cap)";
             return out;
         }
-        const exact_options exact{.node_budget = options.node_budget,
-                                  .time_budget_s = options.time_budget_s,
-                                  .relative_gap = options.relative_gap};
+        const exact_options exact{.budget = options.budget, .relative_gap = options.relative_gap};
         switch (options.method) {
-            case spot_method::exact: out = exact_search(throughput, convergence, cost, space, goals, exact); break;
-            case spot_method::exhaustive: out = exhaustive_search(throughput, convergence, cost, space, goals); break;
-            case spot_method::sliding_window:
+            case search_method::exact: out = exact_search(throughput, convergence, cost, space, goals, exact); break;
+            case search_method::exhaustive:
+                out = exhaustive_search(throughput, convergence, cost, space, goals, options.budget);
+                break;
+            case search_method::sliding_window:
                 out = sliding_window_search(throughput, convergence, cost, space, goals,
-                                            {.paper_bounds = options.sliding_window_paper_bounds,
-                                             .n_upper = options.sliding_window_paper_bounds ? n_upper : std::nullopt,
-                                             .wrap_around = options.sliding_window_wrap_around});
+                                            {.paper_bounds = options.sliding_window.paper_bounds,
+                                             .n_upper = options.sliding_window.paper_bounds ? n_upper : std::nullopt,
+                                             .wrap_around = options.sliding_window.wrap_around},
+                                            options.budget);
                 break;
         }
         if ((out.status == solve_status::infeasible || out.status == solve_status::not_found) &&
             std::isfinite(goals.deadline_s)) {
             const cluster_goals fastest_goals{.target_loss = goals.target_loss,
                                               .deadline_s = std::numeric_limits<double>::infinity(),
-                                              .objective = search_objective::minimize_time};
+                                              .objective = objective_kind::min_time};
             const search_outcome fastest = exact_search(throughput, convergence, cost, space, fastest_goals, exact);
-            if (fastest.status == solve_status::optimal && fastest.prediction) {
-                const double t = fastest.prediction->training_time_s;
+            if (fastest.status == solve_status::optimal && fastest.plan) {
+                const double t = fastest.plan->prediction.training_time_s;
                 out.reason += "; the fastest plan reaches target_loss " + detail::format_number(goals.target_loss) +
                               " in " + detail::format_number(t) + " s, " +
                               (t > goals.deadline_s ? "over" : "within") + " the deadline of " +
                               detail::format_number(goals.deadline_s) + " s";
-                out.fastest_training_time_s = t;
+                out.details.fastest_training_time_s = t;
             }
         }
         return out;
@@ -195,7 +114,7 @@ struct async_provisioner {
 /// The published configuration: eqs. (6)-(9) throughput, eq. (3) loss, eq. (11) cost.
 using spotdnn_provisioner = async_provisioner<heterogeneous_ps_model, spotdnn_loss_model, instance_cost_model>;
 
-/// The provisioner of a validated-on-entry problem, and the catalog index of each model type
+/// The provisioner of a validated-on-entry request, and the catalog index of each model type
 /// (the catalog types that have a profile.per_instance entry, in catalog order).
 struct spotdnn_setup {
     spotdnn_provisioner provisioner;
@@ -203,11 +122,12 @@ struct spotdnn_setup {
     cluster_goals goals{};
 };
 
-/// Builds the published models from a problem. Throws invalid_input for bad input, including a
+/// Builds the published models from a request. Throws invalid_input for bad input, including a
 /// measured speed faster than the communication time it must include.
-[[nodiscard]] inline spotdnn_setup make_spotdnn_setup(const spot_problem& problem, const spot_options& options) {
-    problem.validate();
-    options.validate();
+[[nodiscard]] inline spotdnn_setup make_spotdnn_setup(const spot_request& request) {
+    request.validate();
+    const spot_problem& problem = request.problem;
+    const spot_options& options = request.options;
     const spotdnn_loss_model convergence(problem.profile.loss);
     std::vector<std::size_t> index;
     std::vector<measured_worker_type> measured;
@@ -270,20 +190,69 @@ struct spotdnn_setup {
     return out;
 }
 
-/// The spot-provisioning planner: the cheapest (or, with search_objective::minimize_time, the
-/// fastest) set of workers that reaches the target loss within the deadline.
-[[nodiscard]] inline spot_result solve(const spot_problem& problem, const spot_options& options) {
-    const spotdnn_setup setup = make_spotdnn_setup(problem, options);
-    search_outcome outcome = setup.provisioner.solve(setup.goals, options);
+namespace detail {
+
+[[nodiscard]] inline spot_result to_spot_result(search_outcome&& outcome, const instance_catalog& catalog,
+                                                const std::vector<std::size_t>& catalog_index) {
     spot_result result;
     result.status = outcome.status;
     result.reason = std::move(outcome.reason);
-    if (!outcome.counts.empty()) result.counts = to_catalog_counts(problem.catalog, setup.catalog_index, outcome.counts);
-    result.prediction = outcome.prediction;
-    result.lower_bound = outcome.lower_bound;
-    result.fastest_training_time_s = outcome.fastest_training_time_s;
+    if (outcome.plan)
+        result.plan = spot_plan{.counts = to_catalog_counts(catalog, catalog_index, outcome.plan->counts),
+                                .prediction = outcome.plan->prediction};
+    result.objective_value = outcome.objective_value;
+    result.bound = outcome.bound;
     result.counters = outcome.counters;
+    result.details = outcome.details;
     return result;
+}
+
+}  // namespace detail
+
+/// The spot-provisioning planner with the published models: the cheapest (objective min_cost)
+/// or fastest (min_time) set of workers that reaches the target loss within the deadline.
+/// Throws invalid_input for bad input; every expected outcome is a status.
+[[nodiscard]] inline spot_result solve(const spot_request& request) {
+    const spotdnn_setup setup = make_spotdnn_setup(request);
+    return detail::to_spot_result(setup.provisioner.solve(setup.goals, request.options), request.problem.catalog,
+                                  setup.catalog_index);
+}
+
+/// The spot-provisioning planner with models of the host's own: model type k is catalog type k
+/// (every catalog type is a candidate, up to its quota; existing instances are kept), the
+/// request's profile is not read. options.cap_at_n_upper needs a throughput model with n_upper()
+/// (capped_throughput_model). Throws invalid_input when a model's type_count() differs from the
+/// catalog's ("models.throughput.type_count()").
+template <asynchronous_throughput_model Throughput, convergence_model Convergence, linear_cost_model Cost>
+[[nodiscard]] spot_result solve(const spot_request& request, const spot_models<Throughput, Convergence, Cost>& models) {
+    request.problem.validate_without_profile();
+    request.options.validate();
+    const instance_catalog& catalog = request.problem.catalog;
+    const std::size_t types = catalog.instances.size();
+    if (static_cast<std::size_t>(models.throughput.type_count()) != types)
+        throw invalid_input("models.throughput.type_count()",
+                            std::to_string(static_cast<std::size_t>(models.throughput.type_count())),
+                            "the number of catalog instance types (" + std::to_string(types) + ")");
+    async_provisioner<Throughput, Convergence, Cost> provisioner{
+        .throughput = models.throughput, .convergence = models.convergence, .cost = models.cost, .space = {}, .n_upper = {}};
+    std::vector<std::size_t> index(types);
+    for (std::size_t k = 0; k < types; ++k) {
+        index[k] = k;
+        const auto e = request.problem.existing.find(catalog.instances[k].name);
+        provisioner.space.lower.push_back(e == request.problem.existing.end() ? 0 : e->second);
+        provisioner.space.upper.push_back(catalog.instances[k].quota);
+    }
+    if constexpr (capped_throughput_model<Throughput>) provisioner.n_upper = models.throughput.n_upper();
+    if (request.options.cap_at_n_upper) {
+        if (!provisioner.n_upper)
+            throw invalid_input("options.cap_at_n_upper", "true",
+                                "false, or a throughput model whose n_upper() gives a cap (capped_throughput_model)");
+        provisioner.space.max_workers = *provisioner.n_upper;
+    }
+    const cluster_goals goals{.target_loss = request.problem.goals.target_loss,
+                              .deadline_s = request.problem.goals.deadline_s,
+                              .objective = request.options.objective};
+    return detail::to_spot_result(provisioner.solve(goals, request.options), catalog, index);
 }
 
 }  // namespace dnnplan

@@ -1,7 +1,7 @@
 // layer_graph: construction, adjacency, find, and every validation path naming its field (or,
 // for a cycle, a layer on it).
 
-#include <dnnplan/core/layer_graph.hpp>
+#include <dnnplan/partition/layer_graph.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,0 +1,121 @@
+#pragma once
+// JSON of the vocabulary every planner shares: the instance catalog, search budgets and
+// counters, and the one result shape (core/result.hpp):
+//   instance_type:    {"name", "gpus", "quota", "spot_usd_per_h", "on_demand_usd_per_h",
+//                      "gpu_memory_bytes"? (null: absent)}
+//   instance_catalog: {"instances": [instance_type], "parameter_server_usd_per_h"?}   then validate
+//   affine_time:      {"fixed_s", "per_sample_s"} (0.1 files: "alpha_c_s", "beta_c_s")       then validate
+//   search_budget:    {"max_nodes"?, "max_evaluations"?, "max_time_s"?} (0: no limit)  then validate
+//   search_counters:  {"nodes", "evaluations", "pruned_by_bound", "pruned_by_constraint", "elapsed_s"}
+//   solve_result:     {"status", "reason", "plan": Plan or null, "objective_value": number or null,
+//                      "bound": number or null (null: nothing proven), "counters", "details"?}
+//                     ("details" only for planners that have any).
+// The rules of every JSON header are in io/detail/json_core.hpp.
+
+#include <dnnplan/core/affine_time.hpp>
+#include <dnnplan/core/catalog.hpp>
+#include <dnnplan/core/result.hpp>
+#include <dnnplan/core/status.hpp>
+#include <dnnplan/io/detail/json_core.hpp>
+
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace dnnplan::detail::json_io {
+
+template <>
+struct json_fields<instance_type> {
+    static constexpr auto fields = std::tuple{
+        required("name", &instance_type::name),
+        required("gpus", &instance_type::gpus),
+        required("quota", &instance_type::quota),
+        required("spot_usd_per_h", &instance_type::spot_usd_per_h),
+        required("on_demand_usd_per_h", &instance_type::on_demand_usd_per_h),
+        optional("gpu_memory_bytes", &instance_type::gpu_memory_bytes),
+    };
+};
+
+template <>
+struct json_fields<instance_catalog> {
+    static constexpr auto fields = std::tuple{
+        required("instances", &instance_catalog::instances),
+        optional("parameter_server_usd_per_h", &instance_catalog::parameter_server_usd_per_h),
+    };
+};
+
+template <>
+struct json_fields<affine_time> {
+    static constexpr auto fields = std::tuple{
+        required("fixed_s", &affine_time::fixed_s).formerly("alpha_c_s"),
+        required("per_sample_s", &affine_time::per_sample_s).formerly("beta_c_s"),
+    };
+};
+
+template <>
+struct json_fields<search_budget> {
+    static constexpr auto fields = std::tuple{
+        optional("max_nodes", &search_budget::max_nodes),
+        optional("max_evaluations", &search_budget::max_evaluations),
+        optional("max_time_s", &search_budget::max_time_s),
+    };
+};
+
+template <>
+struct json_fields<search_counters> {
+    static constexpr auto fields = std::tuple{
+        required("nodes", &search_counters::nodes),
+        required("evaluations", &search_counters::evaluations),
+        required("pruned_by_bound", &search_counters::pruned_by_bound),
+        required("pruned_by_constraint", &search_counters::pruned_by_constraint),
+        required("elapsed_s", &search_counters::elapsed_s),
+    };
+};
+
+template <class T>
+struct is_solve_result : std::false_type {};
+template <class Plan, class Details>
+struct is_solve_result<solve_result<Plan, Details>> : std::true_type {};
+
+template <document Json, class Plan, class Details>
+void read_value(tag, const Json& j, const std::string& path, solve_result<Plan, Details>& out) {
+    constexpr bool with_details = !std::is_same_v<Details, no_details>;
+    static constexpr std::array<std::string_view, 7> all_keys{"status", "reason", "plan", "objective_value", "bound",
+                                                              "counters", "details"};
+    const object_reader<Json> in(j, path, std::span<const std::string_view>(all_keys.data(), with_details ? 7 : 6));
+    in.required("status", out.status);
+    in.required("reason", out.reason);
+    in.required("plan", out.plan);
+    in.required("objective_value", out.objective_value);
+    in.required("bound", out.bound);
+    in.required("counters", out.counters);
+    if constexpr (with_details) in.required("details", out.details);
+    if (out.plan.has_value() != out.objective_value.has_value())
+        fail(in.path_of("objective_value"), value_text(in.at("objective_value", "")),
+             out.plan ? "a number (plan is not null)" : "null (plan is null: there is no plan)");
+}
+
+}  // namespace dnnplan::detail::json_io
+
+namespace dnnplan {
+
+template <detail::json_io::document Json, class Plan, class Details>
+void to_json(Json& j, const solve_result<Plan, Details>& r) {
+    using namespace detail::json_io;
+    j = Json::object();
+    j["status"] = std::string(to_string(r.status));
+    j["reason"] = r.reason;
+    j["plan"] = write_value<Json>(r.plan, "plan");
+    j["objective_value"] = write_value<Json>(r.objective_value, "objective_value");
+    j["bound"] = write_value<Json>(r.bound, "bound");
+    j["counters"] = write_value<Json>(r.counters, "counters");
+    if constexpr (!std::is_same_v<Details, no_details>) j["details"] = write_value<Json>(r.details, "details");
+}
+
+template <detail::json_io::document Json, class Plan, class Details>
+void from_json(const Json& j, solve_result<Plan, Details>& out) {
+    detail::json_io::read_root(j, out);
+}
+
+}  // namespace dnnplan
