@@ -7,10 +7,10 @@
 //                      [--gpus-per-node 4] [--confidence 0.95] [--variant V] [--json]
 //   fit_model fidelity --model sync-data-parallel --pollux-placements ALL.csv [--gpus-per-node 4]
 //                      [--train-fraction 0.3] [--seed 1] [--variant V] [--json]
-// --variant: pollux (default), node-term, batch-power, node-term+batch-power (fit/sync_data_parallel.hpp
-// sync_variant), or auto: chosen by 5-fold cross-validation inside the rows being fitted (the
-// training rows of fidelity; select_sync_variant). predict takes the variant from PARAMS.json;
-// --variant there only checks that it matches.
+// --variant: pollux, node-term, batch-power, node-term+batch-power (fit/sync_data_parallel.hpp
+// sync_variant), or auto (the default): chosen by 5-fold cross-validation inside the rows being
+// fitted (the training rows of fidelity; select_sync_variant), Pollux's form under 25 rows.
+// predict takes the variant from PARAMS.json; --variant there only checks that it matches.
 //   fit_model fit      --model ps-async --clusters TRAIN.json [--contention spotdnn|load] [--json]
 //   fit_model fidelity --model ps-async --clusters TRAIN.json [--contention spotdnn|load] [--json]
 //   fit_model predict  --model ps-async --params PARAMS.json --clusters TEST.json [--confidence 0.95] [--json]
@@ -172,10 +172,10 @@ void print_fit_text(const dnnplan::sync_fit_result& fit) {
     std::cout << '\n';
 }
 
-/// --variant: a sync_variant name, or "auto" (nullopt: choose by cross-validation).
+/// --variant: a sync_variant name, or "auto" (the default; nullopt: chosen by cross-validation).
 [[nodiscard]] std::optional<dnnplan::sync_variant> requested_variant(const arguments& args) {
     const std::string* text = args.find("--variant");
-    if (text == nullptr) return dnnplan::sync_variant::pollux;
+    if (text == nullptr) return std::nullopt;
     if (*text == "auto") return std::nullopt;
     if (const auto v = dnnplan::enum_from_string<dnnplan::sync_variant>(*text)) return *v;
     throw command_line_error{"--variant expects pollux, node-term, batch-power, node-term+batch-power or auto"};
@@ -189,9 +189,11 @@ void print_fit_text(const dnnplan::sync_fit_result& fit) {
     dnnplan::sync_fit_options options;
     if (const auto v = requested_variant(args)) {
         options.variant = *v;
-    } else {
+    } else if (samples.size() >= dnnplan::sync_fit_options::auto_variant_min_samples) {
         selection = on_file(file, [&] { return dnnplan::select_sync_variant(samples); });
         options.variant = selection->chosen;
+    } else {
+        options.variant = dnnplan::sync_variant::pollux;  // too few rows to cross-validate: the library's rule
     }
     return options;
 }
@@ -328,10 +330,10 @@ int sync_fidelity(const arguments& args) {
 
 namespace ps = dnnplan_examples::ps_async_cli;
 
-/// --contention spotdnn|load (default spotdnn).
+/// --contention spotdnn|load (default load, the library's).
 dnnplan::ps_contention_model ps_contention(const arguments& args) {
     const std::string* text = args.find("--contention");
-    if (text == nullptr) return dnnplan::ps_contention_model::spotdnn;
+    if (text == nullptr) return dnnplan::ps_contention_model::load;
     if (const auto m = dnnplan::enum_from_string<dnnplan::ps_contention_model>(*text)) return *m;
     std::string message = "--contention expects spotdnn or load, got ";
     message += *text;

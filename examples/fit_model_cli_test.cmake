@@ -16,6 +16,10 @@ expect("fit: gamma ${gamma} outside [1, 10]" gamma GREATER_EQUAL 1 AND gamma LES
 expect("fit: ${samples} samples, expected 60" samples EQUAL 60)
 expect("fit: training median APE ${median} above 0.1" median LESS 0.1)
 file(WRITE "${params_file}" "${out}")
+string(JSON default_variant GET "${out}" variant)
+run(fit --model sync-data-parallel --pollux-placements "${FIXTURES}/cifar10-train.csv" --gpus-per-node 4 --variant auto --json)
+string(JSON auto_variant GET "${out}" variant)
+expect("fit: default variant ${default_variant}, --variant auto chose ${auto_variant}" default_variant STREQUAL auto_variant)
 
 # predict --json: one prediction per row, in order, lower <= value <= upper.
 run(predict --model sync-data-parallel --params "${params_file}" --pollux-placements "${FIXTURES}/cifar10-test.csv" --json)
@@ -117,7 +121,12 @@ string(JSON count LENGTH "${out}" predictions)
 expect("ps-async predict: ${count} predictions, expected 3" count EQUAL 3)
 file(READ "${params_file}" params)
 string(JSON contention GET "${params}" contention_model)
-expect("ps-async fit: default contention_model ${contention}" contention STREQUAL "spotdnn")
+expect("ps-async fit: default contention_model ${contention}" contention STREQUAL "load")
+# --contention spotdnn: the paper's eqs. (8)-(9), recorded in the params.
+run(fit --model ps-async --contention spotdnn --clusters "${transient}/homogeneous.json" --json)
+expect("ps-async spotdnn fit: exit code ${code}" code EQUAL 0)
+string(JSON contention GET "${out}" contention_model)
+expect("ps-async spotdnn fit: contention_model ${contention}" contention STREQUAL "spotdnn")
 # --contention load (model/ps_load_contention.hpp): recorded in the params, used by predict.
 run(fit --model ps-async --contention load --clusters "${transient}/homogeneous.json" --json)
 expect("ps-async load fit: exit code ${code}" code EQUAL 0)

@@ -28,6 +28,10 @@ ps_async_fit_result truth() {
     return t;
 }
 
+// The paper's contention (eqs. (8)-(9)), which these tests exercise; the fitter's default is the
+// load-driven model (tested below).
+const ps_async_fit_options spotdnn_form{.contention_model = ps_contention_model::spotdnn};
+
 double lognormal_noise(std::mt19937_64& rng, double sigma) { return std::exp(sigma * dnnplan_test::standard_normal(rng)); }
 
 std::vector<ps_cluster_sample> synthetic(const ps_async_fit_result& t, double sigma, std::uint64_t seed) {
@@ -55,7 +59,7 @@ ps_cluster_set read_fixture(const std::string& name) {
 TEST_CASE("ps-async fit recovers the parameters of noise-free data", "[fit][ps_async]") {
     const auto t = truth();
     const auto samples = synthetic(t, 0.0, 1);
-    const auto fit = fit_ps_async(t.types, samples);
+    const auto fit = fit_ps_async(t.types, samples, spotdnn_form);
     CHECK(fit.pinned.empty());
     CHECK(fit.free_names.size() == 7);
     CHECK(fit.quality.median_ape_ratio < 1e-4);
@@ -72,7 +76,7 @@ TEST_CASE("ps-async fit with noise: close parameters, intervals cover at the nom
     const double sigma = 0.03;
     std::int64_t covered = 0, total = 0;
     for (std::uint64_t seed = 1; seed <= 12; ++seed) {
-        const auto fit = fit_ps_async(t.types, synthetic(t, sigma, seed));
+        const auto fit = fit_ps_async(t.types, synthetic(t, sigma, seed), spotdnn_form);
         CHECK(fit.status == fit_status::converged);
         // A fresh measurement of every design point and of mixed clusters, with the same noise.
         std::mt19937_64 rng(1000 + seed);
@@ -96,7 +100,7 @@ TEST_CASE("ps-async pinning rules follow what the data identifies", "[fit][ps_as
     const std::vector<ps_async_worker_type> one{t.types[0]};
     SECTION("single workers only: contention unobservable") {
         const std::vector<ps_cluster_sample> s{{.counts = {1}, .iterations_per_s = 4.0}, {.counts = {1}, .iterations_per_s = 4.2}};
-        const auto fit = fit_ps_async(one, s);
+        const auto fit = fit_ps_async(one, s, spotdnn_form);
         REQUIRE(fit.pinned.size() == 4);
         CHECK(fit.pinned[0].name == "required_bandwidth_bytes_per_s");
         CHECK(fit.pinned[1].name == "alpha1");
@@ -114,7 +118,7 @@ TEST_CASE("ps-async pinning rules follow what the data identifies", "[fit][ps_as
             s.push_back({.counts = {n}, .iterations_per_s = predict_ps_async(t, std::vector<std::int32_t>{n, 0, 0}).value});
         std::vector<ps_cluster_sample> s1{s[0], s[1], s[2], s[3]};
         for (auto& x : s1) x.counts.resize(1);
-        const auto fit = fit_ps_async(one, s1);
+        const auto fit = fit_ps_async(one, s1, spotdnn_form);
         REQUIRE(fit.pinned.size() == 3);
         CHECK(fit.pinned[1].name == "alpha1");
         CHECK(fit.pinned[1].value == 0.0);
@@ -126,6 +130,7 @@ TEST_CASE("ps-async pinning rules follow what the data identifies", "[fit][ps_as
         o.required_bandwidth_bytes_per_s = 100e6;
         o.ps_bandwidth_bytes_per_s = 300e6;
         o.contention = contention_coefficients{.alpha1 = 0.3, .beta1 = -0.2};
+        o.contention_model = ps_contention_model::spotdnn;
         const auto fit = fit_ps_async(t.types, synthetic(t, 0.0, 1), o);
         CHECK(fit.pinned.size() == 4);
         CHECK(fit.free_names.size() == 3);
@@ -141,7 +146,7 @@ TEST_CASE("ps-async fit rejects bad input, naming the field and how many samples
         std::vector<ps_cluster_sample> few;
         for (std::int32_t n = 2; n <= 6; ++n) few.push_back({.counts = {n, 1, 1}, .iterations_per_s = 10.0});
         try {
-            (void)fit_ps_async(t.types, few);
+            (void)fit_ps_async(t.types, few, spotdnn_form);
             FAIL("no throw");
         } catch (const invalid_input& e) {
             CHECK(e.field() == "samples");
@@ -151,16 +156,16 @@ TEST_CASE("ps-async fit rejects bad input, naming the field and how many samples
     }
     SECTION("a type never measured") {
         std::erase_if(samples, [](const ps_cluster_sample& s) { return s.counts[1] > 0; });
-        CHECK_THROWS_WITH(fit_ps_async(t.types, samples), Catch::Contains("types[b]"));
+        CHECK_THROWS_WITH(fit_ps_async(t.types, samples, spotdnn_form), Catch::Contains("types[b]"));
     }
     SECTION("bad samples") {
         samples[3].iterations_per_s = -1.0;
-        CHECK_THROWS_WITH(fit_ps_async(t.types, samples), Catch::Contains("samples[3].iterations_per_s"));
+        CHECK_THROWS_WITH(fit_ps_async(t.types, samples, spotdnn_form), Catch::Contains("samples[3].iterations_per_s"));
         samples[3].iterations_per_s = 1.0;
         samples[4].counts = {0, 0, 0};
-        CHECK_THROWS_WITH(fit_ps_async(t.types, samples), Catch::Contains("samples[4].counts"));
+        CHECK_THROWS_WITH(fit_ps_async(t.types, samples, spotdnn_form), Catch::Contains("samples[4].counts"));
         samples[4].counts = {1, 0};
-        CHECK_THROWS_WITH(fit_ps_async(t.types, samples), Catch::Contains("samples[4].counts"));
+        CHECK_THROWS_WITH(fit_ps_async(t.types, samples, spotdnn_form), Catch::Contains("samples[4].counts"));
     }
     SECTION("bad options") {
         ps_async_fit_options o;
@@ -172,12 +177,21 @@ TEST_CASE("ps-async fit rejects bad input, naming the field and how many samples
     }
 }
 
+TEST_CASE("ps-async fit uses the load-driven contention by default", "[fit][ps_async]") {
+    CHECK(ps_async_fit_options{}.contention_model == ps_contention_model::load);
+    auto t = truth();
+    t.contention_model = ps_contention_model::load;
+    const auto fit = fit_ps_async(t.types, synthetic(t, 0.0, 1));
+    CHECK(fit.contention_model == ps_contention_model::load);
+    CHECK(fit.quality.median_ape_ratio < 1e-4);
+}
+
 TEST_CASE("ps-async on transient-training: fit on homogeneous runs, predict the three mixes", "[fit][ps_async][data]") {
     const ps_cluster_set train = read_fixture("homogeneous.json");
     const ps_cluster_set test = read_fixture("mixed.json");
     const auto types = train.worker_types();
     REQUIRE(types.size() == 3);
-    const auto fit = fit_ps_async(types, train.fit_samples(types));
+    const auto fit = fit_ps_async(types, train.fit_samples(types), spotdnn_form);
     CHECK(fit.pinned.empty());
     std::vector<double> errors;
     for (std::size_t i = 0; i < test.samples.size(); ++i) {
@@ -197,7 +211,7 @@ TEST_CASE("ps-async on transient-training: fit on homogeneous runs, predict the 
 
 TEST_CASE("ps-async fit result and clusters file through JSON", "[fit][ps_async][io]") {
     const auto t = truth();
-    const auto fit = fit_ps_async(t.types, synthetic(t, 0.02, 3));
+    const auto fit = fit_ps_async(t.types, synthetic(t, 0.02, 3), spotdnn_form);
     const auto back = parse_ps_async_fit_result(to_json_text(fit));
     CHECK(back.free_names == fit.free_names);
     CHECK(back.compute_s == fit.compute_s);

@@ -284,7 +284,7 @@ TEST_CASE("the variant fit recovers a known node term and batch exponent", "[fit
     CHECK(fit.covariance.rows() == 9);
     CHECK(fit.degrees_of_freedom == 300 - 9);
     // The Pollux form cannot express these steps: its error is several times larger.
-    const auto pollux = fit_sync_data_parallel(samples);
+    const auto pollux = fit_sync_data_parallel(samples, sync_fit_options{.variant = sync_variant::pollux});
     CHECK(pollux.variant == sync_variant::pollux);
     CHECK(pollux.covariance.rows() == 7);
     CHECK(pollux.params.delta_n_s == 0.0);
@@ -358,6 +358,22 @@ TEST_CASE("cross-validation on the training rows picks the form that generated t
     CHECK(field_of([&] { (void)select_sync_variant(samples, options); }) == "options.candidates");
 }
 
+TEST_CASE("by default the form is chosen by cross-validation, Pollux's below 25 samples", "[fit][sync][variant]") {
+    const auto samples = synthetic(variant_truth, 60, 0.01, 5);
+    const auto chosen = select_sync_variant(samples).chosen;
+    CHECK(chosen != sync_variant::pollux);  // the data has a node term and a batch exponent
+    const auto fit = fit_sync_data_parallel(samples);
+    CHECK(fit.variant == chosen);
+    sync_fit_options explicit_form;
+    explicit_form.variant = chosen;
+    CHECK(fit.params == fit_sync_data_parallel(samples, explicit_form).params);
+    // One sample fewer than the threshold: Pollux's form, whatever the data.
+    const std::vector<sync_step_sample> few(samples.begin(), samples.begin() + (sync_fit_options::auto_variant_min_samples - 1));
+    CHECK(fit_sync_data_parallel(few).variant == sync_variant::pollux);
+    const std::vector<sync_step_sample> enough(samples.begin(), samples.begin() + sync_fit_options::auto_variant_min_samples);
+    CHECK(fit_sync_data_parallel(enough).variant == select_sync_variant(enough).chosen);
+}
+
 TEST_CASE("a variant fit round-trips through JSON; absent fields mean Pollux's form", "[fit][io][json][sync][variant]") {
     const auto samples = synthetic(variant_truth, 120, 0.01, 3);
     sync_fit_options options;
@@ -374,7 +390,7 @@ TEST_CASE("a variant fit round-trips through JSON; absent fields mean Pollux's f
 
     // Pollux's form: every field is written, "variant" and the variant fields of params at
     // Pollux's values (0 and 1); a document without them (an older file) reads as Pollux's form.
-    const auto pollux = fit_sync_data_parallel(samples);
+    const auto pollux = fit_sync_data_parallel(samples, sync_fit_options{.variant = sync_variant::pollux});
     nlohmann::json j = nlohmann::json::parse(to_json_text(pollux));
     CHECK(j["variant"] == "pollux");
     CHECK(j["params"]["delta_n_s"] == 0.0);

@@ -53,7 +53,8 @@ struct row_split {
 struct sync_holdout_options {
     double train_fraction = 0.3;  ///< in (0, 1)
     std::uint64_t seed = 1;       ///< of the split
-    /// The model form; none: chosen by cross-validation on the training rows (select_sync_variant).
+    /// The model form; none: chosen by cross-validation on the training rows (select_sync_variant),
+    /// Pollux's form under sync_fit_options::auto_variant_min_samples training rows.
     std::optional<sync_variant> variant{};
     sync_selection_options selection{};  ///< when the form is chosen
     sync_fit_options fit{};              ///< fit.variant is replaced by the form used
@@ -81,9 +82,11 @@ struct sync_holdout_result {
     sync_fit_options fit_options = options.fit;
     if (options.variant) {
         fit_options.variant = *options.variant;
-    } else {
+    } else if (train.size() >= sync_fit_options::auto_variant_min_samples) {
         out.selection = select_sync_variant(train, options.selection);
         fit_options.variant = out.selection->chosen;
+    } else {
+        fit_options.variant = sync_variant::pollux;  // too few rows to cross-validate (fit_sync_data_parallel's rule)
     }
     out.fit = fit_sync_data_parallel(train, fit_options);
     std::vector<double> observed, predicted;

@@ -4,13 +4,13 @@
 // beta1 of eq. (9), the PS bandwidth B_ps and the required bandwidth B_req of eq. (8), and the
 // per-type compute times T_comp_k of eq. (6), each where the data identifies it; the rest is
 // pinned by the rules of docs/models/fitting-async.md and reported by name.
-// Opt-in (ps_async_fit_options::contention_model = load): the PS contention of eqs. (8)-(9) is
-// replaced by the load-driven queueing model of model/ps_load_contention.hpp (same T_comp_k,
-// B_req, B_ps; no alpha1, beta1).
+// By default (ps_async_fit_options::contention_model = load, the best-validated choice:
+// docs/fidelity.md) the PS contention of eqs. (8)-(9) is replaced by the load-driven queueing
+// model of model/ps_load_contention.hpp (same T_comp_k, B_req, B_ps; no alpha1, beta1); the
+// paper's form is contention_model = spotdnn.
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/model/heterogeneous_ps.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
@@ -95,7 +95,10 @@ struct ps_async_fit_options {
     std::optional<double> required_bandwidth_bytes_per_s{};  ///< pins B_req when set
     std::optional<double> ps_bandwidth_bytes_per_s{};        ///< pins B_ps (per PS) when set
     std::optional<contention_coefficients> contention{};     ///< pins alpha1, beta1 when set (spotdnn only)
-    ps_contention_model contention_model = ps_contention_model::spotdnn;
+    /// load (the default): contention from the workers exchanging at once (model/ps_load_contention.hpp),
+    /// chosen on leave-one-cluster-out over the training runs (docs/fidelity.md); spotdnn: the
+    /// paper's eqs. (8)-(9).
+    ps_contention_model contention_model = ps_contention_model::load;
     levenberg_marquardt_options solver{.max_iterations = 2000, .tolerance = 1e-12, .starts = 24, .seed = 1};
 
     void validate(std::string_view path = "options") const {

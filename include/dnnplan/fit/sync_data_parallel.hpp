@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <set>
 #include <span>
@@ -131,9 +132,15 @@ struct sync_fit_options {
     std::int32_t reweighting_rounds = 3;
     double gamma_weight = 1e-3;        ///< Pollux's 1e-3 (gamma - 1)^2
     double retrogression_weight = 1e-2;  ///< Pollux's 1e-2 ((beta_n/alpha_n)^2 + (beta_r/alpha_r)^2)
-    /// The model form; the default is Pollux's. node_term also regularises delta_n / alpha_n with
+    /// The model form. None (the default): chosen among the four by 5-fold cross-validation on the
+    /// samples themselves (select_sync_variant; training data only), when there are at least
+    /// auto_variant_min_samples of them, Pollux's form otherwise. docs/fidelity.md has the figures
+    /// that made this the default. node_term also regularises delta_n / alpha_n with
     /// retrogression_weight, batch_power (p - 1)^2 with exponent_weight (like gamma's).
-    sync_variant variant = sync_variant::pollux;
+    std::optional<sync_variant> variant{};
+    /// The fewest samples for which the default chooses the form by cross-validation (5 folds of at
+    /// least 5 samples each).
+    static constexpr std::size_t auto_variant_min_samples = 25;
     double exponent_weight = 1e-3;
 
     void validate(std::string_view path = "options") const {
@@ -256,6 +263,9 @@ struct pinning {
 
 }  // namespace detail::sync_fit
 
+namespace detail {
+
+/// fit_sync_data_parallel for one model form (`variant`):
 /// Fits pollux_params to `samples`. The objective, as least squares over n + 3 residuals:
 ///   r_i = w (log T_pred(x_i) - log T_i)          i < n (log step time, goodput.py err1)
 ///   sqrt(2 * 1e-3) (gamma - 1)                  (reg1)
@@ -270,16 +280,15 @@ struct pinning {
 ///   sqrt(2 * 1e-2) delta_n / alpha_n (like Pollux's reg2), sqrt(2 * 1e-3) (p - 1) (like reg1),
 /// and their pinning rules: delta_n at 1e-8 unless multi-node samples show two or more values of
 /// K / N, p = 1 with fewer than
-/// three distinct local batches. The default (sync_variant::pollux) is the fit above, unchanged.
+/// three distinct local batches. sync_variant::pollux is the fit above, unchanged.
 /// Throws invalid_input for bad options or samples ("samples[i]..."), and for fewer samples than
 /// free parameters ("samples": how many are needed).
-[[nodiscard]] inline sync_fit_result fit_sync_data_parallel(std::span<const sync_step_sample> samples,
-                                                            const sync_fit_options& options = {}) {
+[[nodiscard]] inline sync_fit_result fit_sync_form(std::span<const sync_step_sample> samples, const sync_fit_options& options,
+                                                   const sync_variant variant) {
     options.validate("options");
     require_samples("samples", samples.size(), 1, "the synchronous data-parallel model");
     for (std::size_t i = 0; i < samples.size(); ++i) samples[i].validate("samples[" + std::to_string(i) + "]");
 
-    const sync_variant variant = options.variant;
     const auto pins = detail::sync_fit::pin(samples);
     const Eigen::Index count = sync_param_count(variant);
     const auto names = sync_param_names(variant);
@@ -380,6 +389,8 @@ struct pinning {
     return out;
 }
 
+}  // namespace detail
+
 /// The predicted step time of `shape` with its prediction interval (delta method on log step
 /// time, fit/quality.hpp prediction_interval in residual_space::log). Throws invalid_input for a
 /// bad shape or fit, or confidence outside (0, 1).
@@ -456,7 +467,7 @@ struct sync_variant_selection {
             std::vector<sync_step_sample> train;
             for (std::size_t i = 0; i < samples.size(); ++i)
                 if (fold_of[i] != f) train.push_back(samples[i]);
-            const auto fit = fit_sync_data_parallel(train, fit_options);
+            const auto fit = detail::fit_sync_form(train, fit_options, variant);
             for (std::size_t i = 0; i < samples.size(); ++i)
                 if (fold_of[i] == f) predicted[i] = pollux_step_time_s(fit.params, samples[i].shape);
         }
@@ -477,6 +488,20 @@ struct sync_variant_selection {
     }
     out.chosen = out.scores[best].variant;
     return out;
+}
+
+/// Fits the synchronous model (detail::fit_sync_form: Pollux's objective, bounds and pinning) in
+/// the form options.variant names; without one, in the form select_sync_variant chooses on the
+/// samples (default selection options, the fit's other options), or Pollux's form for fewer than
+/// sync_fit_options::auto_variant_min_samples samples. result.variant says which.
+[[nodiscard]] inline sync_fit_result fit_sync_data_parallel(std::span<const sync_step_sample> samples,
+                                                            const sync_fit_options& options = {}) {
+    if (options.variant) return detail::fit_sync_form(samples, options, *options.variant);
+    if (samples.size() < sync_fit_options::auto_variant_min_samples)
+        return detail::fit_sync_form(samples, options, sync_variant::pollux);
+    sync_selection_options selection;
+    selection.fit = options;
+    return detail::fit_sync_form(samples, options, select_sync_variant(samples, selection).chosen);
 }
 
 }  // namespace dnnplan
