@@ -5,13 +5,14 @@
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/detail/validate.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace dnnplan {
@@ -57,19 +58,31 @@ struct instance_catalog {
         const std::string base = detail::field_prefix(path);
         if (instances.empty())
             throw invalid_input(base + "instances", "[]", "at least one instance type");
-        std::unordered_set<std::string_view> names;
         for (std::size_t i = 0; i < instances.size(); ++i) {
             const auto& t = instances[i];
-            const std::string at = base + "instances[" + std::to_string(i) + "]";
-            if (t.name.empty()) throw invalid_input(at + ".name", "\"\"", "a non-empty name");
-            if (!names.insert(t.name).second)
-                throw invalid_input(at + ".name", '"' + t.name + '"', "a name not used by another instance type");
-            detail::require_at_least(at + ".gpus", t.gpus, 1);
-            detail::require_at_least(at + ".quota", t.quota, 0);
-            detail::require_positive(at + ".spot_usd_per_h", t.spot_usd_per_h);
-            detail::require_positive(at + ".on_demand_usd_per_h", t.on_demand_usd_per_h);
-            if (t.gpu_memory_bytes) detail::require_positive(at + ".gpu_memory_bytes", *t.gpu_memory_bytes);
+            // The path is built only when a check fails (path_builder).
+            const auto at = [&](std::string_view leaf) {
+                return [&base, i, leaf] { return base + "instances[" + std::to_string(i) + "]" + std::string(leaf); };
+            };
+            if (t.name.empty()) throw invalid_input(at(".name")(), "\"\"", "a non-empty name");
+            detail::require_at_least(at(".gpus"), t.gpus, 1);
+            detail::require_at_least(at(".quota"), t.quota, 0);
+            detail::require_positive(at(".spot_usd_per_h"), t.spot_usd_per_h);
+            detail::require_positive(at(".on_demand_usd_per_h"), t.on_demand_usd_per_h);
+            if (t.gpu_memory_bytes) detail::require_positive(at(".gpu_memory_bytes"), *t.gpu_memory_bytes);
         }
+        // Names are unique: sorted (name, index) pairs, one allocation; the error names the first
+        // repetition in file order.
+        std::vector<std::pair<std::string_view, std::size_t>> names;
+        names.reserve(instances.size());
+        for (std::size_t i = 0; i < instances.size(); ++i) names.emplace_back(instances[i].name, i);
+        std::sort(names.begin(), names.end());
+        std::optional<std::size_t> repeated;
+        for (std::size_t k = 1; k < names.size(); ++k)
+            if (names[k].first == names[k - 1].first && (!repeated || names[k].second < *repeated)) repeated = names[k].second;
+        if (repeated)
+            throw invalid_input(base + "instances[" + std::to_string(*repeated) + "].name", '"' + instances[*repeated].name + '"',
+                                "a name not used by another instance type");
         detail::require_non_negative(base + "parameter_server_usd_per_h", parameter_server_usd_per_h);
     }
 };

@@ -5,6 +5,7 @@
 #include <dnnplan/core/error.hpp>
 
 #include <array>
+#include <concepts>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -93,6 +94,31 @@ inline void require_at_least(std::string_view field, std::int64_t value, std::in
     if (value < minimum)
         throw invalid_input(std::string(field), format_number(value),
                             "an integer >= " + std::to_string(minimum));
+}
+
+/// A field path built only when a check fails: the checks of long lists (a catalog's instance
+/// types, a profile's layers) then allocate nothing. A callable returning the path as a string.
+template <class F>
+concept path_builder = std::invocable<const F&> && std::convertible_to<std::invoke_result_t<const F&>, std::string>;
+
+template <path_builder F>
+inline void require_finite(const F& field, double value) {
+    if (!std::isfinite(value)) require_finite(std::string(field()), value);
+}
+
+template <path_builder F>
+inline void require_positive(const F& field, double value) {
+    if (!std::isnormal(value) || value < 0.0) require_positive(std::string(field()), value);
+}
+
+template <path_builder F>
+inline void require_non_negative(const F& field, double value) {
+    if (!std::isfinite(value) || value < 0.0) require_non_negative(std::string(field()), value);
+}
+
+template <path_builder F>
+inline void require_at_least(const F& field, std::int64_t value, std::int64_t minimum) {
+    if (value < minimum) require_at_least(std::string(field()), value, minimum);
 }
 
 }  // namespace dnnplan::detail

@@ -3,8 +3,8 @@
 // (Narayanan et al., SOSP 2019; optimizer_graph_hierarchical.py), reproduced as the reference
 // note describes it (sections 3-5), over the states of partition/antichain.hpp.
 //
-// PipeDream's cost of a stage is a stage-cost model (pipedream_stage_cost, partition/
-// stage_cost.hpp), and its recurrence is solved exactly without PipeDream's O(S^2 M^2) inner
+// PipeDream's cost of a stage is a stage-cost model (pipedream_stage_cost, a stage_cost_model of
+// model/concepts.hpp), and its recurrence is solved exactly without PipeDream's O(S^2 M^2) inner
 // loops: for every pair of states (k, j) the stage's time is computed once for every replica
 // count, and the (min, max) convolution of the left part's row with it is taken by a two-pointer
 // sweep wherever the stage's time does not increase with replicas (an exchange argument makes
@@ -43,7 +43,8 @@ struct pipedream_options {
     double memory_bytes = 16e9;                     ///< -s
     bool use_fewer_machines = false;
     /// Checked before the recurrence runs against its memory: nodes = the cells of its tables
-    /// (states x machines per level, and (states + 1) x states between levels). Over it: status
+    /// (states x machines per level, and (states + 1) x states between levels; for a chain on one
+    /// level, the chain solver's rows of machine-count bits, 64 to a cell). Over it: status
     /// budget_exhausted. (build_antichain_states has its own limit on the states.)
     search_budget budget{};
 
@@ -219,7 +220,9 @@ struct pipedream_details {
 
 /// status optimal (objective_value = bound = the time per minibatch: the recurrence is exact) or
 /// infeasible (no partition: every one breaks the memory constraint); counters.evaluations = the
-/// stage times computed.
+/// stage times computed (state pairs), counters.nodes = the recurrence's cells filled plus the
+/// chain solver's feasibility tests (details.work has each). Both are 0 when the chain solver's
+/// first candidate, one stage on every machine, is already at the lower bound.
 using pipedream_result = solve_result<pipedream_plan, pipedream_details>;
 
 namespace detail {
@@ -592,6 +595,7 @@ inline constexpr double chain_tolerance = 1e-10;
     pipedream_result result;
     result.details = {.num_states = num_states, .work = work};
     result.counters.evaluations = work.state_pairs;
+    result.counters.nodes = work.cells + work.threshold_decisions;
     if (plan && std::isfinite(plan->time_per_minibatch_s)) {
         result.status = solve_status::optimal;
         result.objective_value = result.bound = plan->time_per_minibatch_s;
@@ -652,10 +656,21 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
     if (s_count == 0) throw invalid_input("states", "[]", "at least one state (build_antichain_states)");
     pipedream_counters local;
     pipedream_counters& work = counters ? *counters : local;
+    const std::size_t levels = options.machines.size();
+    const bool chain_solver = built.chain && levels == 1 && s_count >= 2 && options.machines[0] >= 2 &&
+                              !options.use_memory_constraint && !options.activation_compression_ratio &&
+                              !options.straight_pipeline;
     {
+        // The tables' cells: the chain solver keeps a row of machine-count bits per state (64 to a
+        // cell), the recurrence a cell per state and machine count, and (states + 1) x states
+        // between levels.
         double cells = 0.0;
-        for (const std::int32_t m : options.machines) cells = std::max(cells, static_cast<double>(s_count) * m);
-        if (options.machines.size() > 1) cells = std::max(cells, static_cast<double>(s_count + 1) * static_cast<double>(s_count));
+        if (chain_solver) {
+            cells = static_cast<double>(s_count + 1) * std::ceil(static_cast<double>(options.machines[0] + 1) / 64.0);
+        } else {
+            for (const std::int32_t m : options.machines) cells = std::max(cells, static_cast<double>(s_count) * m);
+            if (levels > 1) cells = std::max(cells, static_cast<double>(s_count + 1) * static_cast<double>(s_count));
+        }
         if (options.budget.max_nodes > 0 && cells > static_cast<double>(options.budget.max_nodes)) {
             pipedream_result over;
             over.status = solve_status::budget_exhausted;
@@ -667,10 +682,7 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
         }
     }
 
-    const std::size_t levels = options.machines.size();
-    if (built.chain && levels == 1 && s_count >= 2 && options.machines[0] >= 2 && !options.use_memory_constraint &&
-        !options.activation_compression_ratio && !options.straight_pipeline)
-        return detail::pipedream_chain_partition(graph, built, options, work);
+    if (chain_solver) return detail::pipedream_chain_partition(graph, built, options, work);
     // Predecessor sets as membership rows, for the "k in P(i - 1)" test of the non-final levels.
     std::vector<std::vector<bool>> is_pred;
     if (levels > 1 && !built.chain) {
