@@ -8,10 +8,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/checks.hpp"
 #include "../support/json_checks.hpp"
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -363,4 +366,22 @@ TEST_CASE("a ps-async clusters file is read, and its faults are named", "[io][js
     CHECK_THROWS_AS(parse_ps_cluster_set("{"), parse_error);
     CHECK_THROWS_WITH(parse_ps_cluster_set(R"({"per_worker_batch": 1, "per_worker_batch": 1})"),
                       Catch::Contains("per_worker_batch = given twice"));
+}
+
+TEST_CASE("fuzz findings: fit results with impossible statistics are rejected, naming the field", "[io][json][fit][fuzz]") {
+    // tests/fixtures/fuzz_findings/README.md: degrees_of_freedom 2^64 - 1 was accepted and gave
+    // [0, inf] intervals (5); covariance entries of 1e308 were accepted and gave narrow intervals (13).
+    const auto read = [](const char* name) {
+        std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/" + name);
+        REQUIRE(in);
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str();
+    };
+    const std::string dof = read("ps_async_fit_result-5-dof-wrap.json");
+    CHECK(dnnplan_test::field_of([&] { (void)dnnplan::parse_ps_async_fit_result(dof); }) == "degrees_of_freedom");
+    const std::string covariance = read("sync_fit_result-13-covariance-overflow.json");
+    const auto e = dnnplan_test::error_of([&] { (void)dnnplan::parse_sync_fit_result(covariance); });
+    CHECK(e.field() == "covariance");
+    CHECK_THAT(e.expected(), Catch::Contains("finite"));
 }

@@ -354,3 +354,16 @@ TEST_CASE("pipedream graph: parse errors are dnnplan::error", "[pipedream]") {
     CHECK_THROWS_AS(dnnplan::parse_pipedream_graph("garbage"), dnnplan::error);
     CHECK_THROWS_AS(dnnplan::parse_pipedream_graph("garbage"), dnnplan::parse_error);
 }
+
+TEST_CASE("fuzz finding: invalid UTF-8 in a node name is an error naming the line", "[pipedream][fuzz]") {
+    // tests/fixtures/fuzz_findings/README.md, pipedream_graph-14: the name was accepted and printed.
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/pipedream_graph-14-invalid-utf8.txt");
+    REQUIRE(in);
+    try {
+        (void)dnnplan::parse_pipedream_graph(in);
+        FAIL("accepted");
+    } catch (const dnnplan::parse_error& e) {
+        CHECK(e.where() == "line 1");
+        CHECK_THAT(std::string(e.what()), Catch::Contains("UTF-8"));
+    }
+}

@@ -585,6 +585,30 @@ TEST_CASE("numbers of a request must be finite numbers: strings such as \"nan\" 
     CHECK_THROWS_AS(dnnplan::parse_spot_request(text), dnnplan::parse_error);
 }
 
+TEST_CASE("a request's -0 reads as zero: rejected where > 0 is needed, kept with its sign elsewhere", "[io][json][spot]") {
+    // Issue 10's hand-made cases: "-0", "-0.0" and "-0e0" are all zero.
+    for (const std::string zero : {"-0", "-0.0", "-0e0"}) {
+        INFO(zero);
+        const auto with = [&](const std::string& key, const std::string& was) {
+            std::string text(example_text);
+            const auto at = text.find(key + "\": " + was);
+            REQUIRE(at != std::string::npos);
+            text.replace(at + key.size() + 3, was.size(), zero);
+            return text;
+        };
+        const auto e = dnnplan_test::text_rejection_of<dnnplan::spot_request>(with("deadline_s", "2400"));
+        REQUIRE(e.has_value());
+        CHECK(e->field() == "goals.deadline_s");
+        CHECK(e->expected() == "a finite number > 0");
+        // An integer field takes it as 0; a signed coefficient keeps the sign through a round trip.
+        CHECK(dnnplan::parse_spot_request(with("p3.2xlarge", "1")).problem.existing.at("p3.2xlarge") == 0);
+        const auto request = dnnplan::parse_spot_request(with("alpha1", "0.8"));
+        CHECK(request.problem.profile.contention.alpha1 == 0.0);
+        const auto back = dnnplan::parse_spot_request(dnnplan::to_json_text(request));
+        CHECK(std::signbit(back.problem.profile.contention.alpha1) == std::signbit(request.problem.profile.contention.alpha1));
+    }
+}
+
 TEST_CASE("semantic rules of a request run after the structure, with the same field paths", "[io][json][spot]") {
     auto unknown_measurement = example_document();
     unknown_measurement["profile"]["per_instance"]["p9.huge"] = {{"per_gpu_batch", 1}, {"samples_per_s", 1}};

@@ -890,3 +890,37 @@ TEST_CASE("PipeDream's own optimizer: every recorded run is reproduced", "[parti
     CHECK(crashed == 179);
     CHECK(within_spread + exact + none == static_cast<std::int64_t>(reference.at("runs").size()));
 }
+
+TEST_CASE("a 1,000,000-layer chain is read and partitioned in time linear in its layers", "[pipedream][fuzz]") {
+    // Issue 10's hand-made cases: a chain this long must not recurse (reader, topological order,
+    // antichain states) nor allocate the two-level tables (a budget status instead).
+    constexpr std::size_t layers = 1'000'000;
+    std::string text;
+    text.reserve(layers * 130);
+    for (std::size_t i = 0; i < layers; ++i) {
+        text += "node";
+        text += std::to_string(i);
+        text += " -- Linear -- forward_compute_time=0.001, backward_compute_time=0.002, activation_size=1000.0, parameter_size=10.0\n";
+    }
+    for (std::size_t i = 0; i + 1 < layers; ++i) {
+        text += "\tnode";
+        text += std::to_string(i);
+        text += " -- node";
+        text += std::to_string(i + 1);
+        text += '\n';
+    }
+    dnnplan::pipedream_request request{.graph = dnnplan::parse_pipedream_graph(text)};
+    REQUIRE(request.graph.size() == layers);
+    request.options.machines = {4};
+    const auto one_level = dnnplan::solve(request);
+    REQUIRE(one_level.status == dnnplan::solve_status::optimal);
+    REQUIRE(one_level.plan);
+    CHECK(one_level.plan->stages.size() == 4);
+    CHECK(one_level.plan->time_per_minibatch_s == Approx(layers * 0.003e-3 / 4).epsilon(1e-6));  // ms in the file
+    // Two levels: the table between levels has (states + 1) x states cells, 10^12 here.
+    request.options.machines = {2, 2};
+    const auto two_levels = dnnplan::solve(request);
+    CHECK(two_levels.status == dnnplan::solve_status::budget_exhausted);
+    CHECK_FALSE(two_levels.plan);
+    CHECK_THAT(two_levels.reason, Catch::Contains("budget"));
+}

@@ -288,3 +288,24 @@ TEST_CASE("bad partitioner options are rejected naming the field", "[partition][
                       Contains("options.max_stages = -1"));
     CHECK_THROWS_WITH(dnnplan::solve(request{.options = {.max_devices = 2}}, position_dependent{}), Contains("model.num_states() = 0"));
 }
+
+TEST_CASE("a budget smaller than the recurrence is status budget_exhausted with nothing computed", "[partition][pipeline_dp][budget]") {
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/pipedream/vgg16.txt");
+    REQUIRE(in);
+    const auto chain = dnnplan::build_layer_chain(dnnplan::parse_pipedream_graph(in), 128);
+    const dnnplan::pipeline_1f1b_model model(chain, {.micro_batch_size = 32, .micro_batches = 8});
+    dnnplan::pipeline_dp_request request{.options = {.max_devices = 64}};
+    const auto full = dnnplan::solve(request, model);
+    REQUIRE(full.status == dnnplan::solve_status::optimal);
+    for (const bool by_nodes : {true, false}) {
+        INFO((by_nodes ? "max_nodes" : "max_evaluations"));
+        request.options.budget = {};
+        (by_nodes ? request.options.budget.max_nodes : request.options.budget.max_evaluations) = 100;
+        const auto r = dnnplan::solve(request, model);
+        CHECK(r.status == dnnplan::solve_status::budget_exhausted);
+        CHECK_FALSE(r.plan);
+        CHECK_FALSE(r.bound);
+        CHECK(r.counters.evaluations == 0);
+        CHECK_THAT(r.reason, Catch::Contains("over the budget"));
+    }
+}

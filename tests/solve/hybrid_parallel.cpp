@@ -541,3 +541,18 @@ TEST_CASE("bad problems and options are rejected naming the field", "[solve][hyb
     running.stages.clear();
     CHECK_THROWS_WITH(dnnplan::replan(bad, running, 2), Contains("options.max_micro_batches = 0"));
 }
+
+TEST_CASE("configurations whose partition is over the budget are skipped and the result says so", "[solve][hybrid][budget]") {
+    const auto problem = vgg16_problem(16);
+    dnnplan::hybrid_options options{.objective = dnnplan::objective_kind::max_throughput};
+    const auto full = run(problem, options);
+    REQUIRE(full.status == dnnplan::solve_status::optimal);
+    // Every partition is over a budget of 10 cells: no plan, and why.
+    options.budget.max_nodes = 10;
+    const auto none = run(problem, options);
+    CHECK(none.status == dnnplan::solve_status::budget_exhausted);
+    CHECK_FALSE(none.plan);
+    CHECK_FALSE(none.objective_value);
+    CHECK_FALSE(none.bound);
+    CHECK_THAT(none.reason, Catch::Contains("configurations skipped") && Catch::Contains("over the budget"));
+}

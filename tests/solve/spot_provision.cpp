@@ -595,3 +595,31 @@ TEST_CASE("a window that finds nothing says whether a plan exists", "[solve][spo
         CHECK_THAT(window.reason, Catch::Contains("within the deadline"));
     }
 }
+
+TEST_CASE("fuzz findings: billing increments of 1e308 and 1e-320 give finite plans or a status", "[solve][spot][fuzz]") {
+    // tests/fixtures/fuzz_findings/README.md, spot_request-3 and -3b: a plan whose cost was infinite
+    // (written as null, and the result did not read back).
+    const auto read = [](const char* name) {
+        std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/" + name);
+        REQUIRE(in);
+        return dnnplan::parse_spot_request(in);
+    };
+    // 1e308 s increments: every cost overflows; no plan, the reason says why.
+    const auto huge = dnnplan::solve(read("spot_request-3-billing-1e308.json"));
+    CHECK(huge.status == solve_status::infeasible);
+    CHECK_FALSE(huge.plan);
+    CHECK_THAT(huge.reason, Catch::Contains("too large for a double"));
+    CHECK(dnnplan::parse_json<dnnplan::spot_result>(dnnplan::to_json_text(huge)).reason == huge.reason);
+    // 1e-320 s increments: too fine to round anything; the time itself is billed, the cost finite.
+    const auto tiny_request = read("spot_request-3b-billing-subnormal.json");
+    const auto tiny = dnnplan::solve(tiny_request);
+    REQUIRE(tiny.status == solve_status::optimal);
+    REQUIRE(tiny.plan);
+    const auto& p = tiny.plan->prediction;
+    CHECK(std::isfinite(p.cost_usd));
+    CHECK(p.billed_s == p.training_time_s);
+    CHECK(p.cost_usd == Approx(p.training_time_s * p.usd_per_h / 3600.0).epsilon(1e-12));
+    const auto back = dnnplan::parse_json<dnnplan::spot_result>(dnnplan::to_json_text(tiny));
+    REQUIRE(back.plan);
+    CHECK(back.plan->prediction.cost_usd == p.cost_usd);
+}

@@ -13,6 +13,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/checks.hpp"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -938,4 +940,33 @@ TEST_CASE("invalid input names the field", "[solve][vm][validation]") {
     } catch (const dnnplan::invalid_input& e) {
         CHECK(e.field() == "models.cost.type_count()");
     }
+}
+
+TEST_CASE("fuzz findings: a subnormal price is rejected and max_throughput on 10000 instances ends at the budget",
+          "[solve][vm][budget][fuzz]") {
+    const auto open = [](const char* name) {
+        return std::ifstream(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/" + name);
+    };
+    // vm_request-4: samples_per_usd came out infinite, was written as null and did not read back.
+    auto price = open("vm_request-4-price-subnormal.json");
+    REQUIRE(price);
+    const auto e = dnnplan_test::error_of([&] { (void)dnnplan::parse_vm_request(price); });
+    CHECK(e.field() == "catalog.instances[0].spot_usd_per_h");
+    CHECK_THAT(e.expected(), Catch::Contains("subnormal"));
+    // vm_request-9: 30 s on max_throughput with max_instances 10000. Read with the default budget,
+    // solved here with a smaller one of the same kind so the test stays fast: it must stop there,
+    // with the incumbent and a proven bound.
+    auto quadratic = open("vm_request-9-bb-max-throughput-quadratic.json");
+    REQUIRE(quadratic);
+    vm_request request = dnnplan::parse_vm_request(quadratic);
+    CHECK(request.options.budget.max_nodes == dnnplan::search_budget{}.max_nodes);
+    request.options.budget.max_nodes = 100'000;
+    const auto r = dnnplan::solve(request);
+    CHECK(r.status == solve_status::budget_exhausted);
+    CHECK(r.counters.nodes <= 100'001);
+    REQUIRE(r.plan);
+    REQUIRE(r.objective_value);
+    REQUIRE(r.bound);
+    CHECK(*r.objective_value <= *r.bound);
+    CHECK(std::isfinite(*r.bound));
 }
