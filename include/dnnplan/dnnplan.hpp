@@ -13,6 +13,7 @@
 #include <dnnplan/core/status.hpp>
 
 #include <dnnplan/fit/least_squares.hpp>
+#include <dnnplan/fit/fidelity.hpp>
 #include <dnnplan/fit/linear_time.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
 #include <dnnplan/fit/numeric_kernels.hpp>
@@ -30,6 +31,7 @@
 #include <dnnplan/model/memory.hpp>
 #include <dnnplan/model/optimus.hpp>
 #include <dnnplan/model/pipeline_1f1b.hpp>
+#include <dnnplan/model/pipeline_1f1b_timeline.hpp>
 #include <dnnplan/model/ps_load_contention.hpp>
 #include <dnnplan/model/sync_data_parallel.hpp>
 #include <dnnplan/model/sync_data_parallel_bounds.hpp>
@@ -38,6 +40,7 @@
 #include <dnnplan/partition/layer_chain.hpp>
 #include <dnnplan/partition/layer_graph.hpp>
 #include <dnnplan/partition/pipedream.hpp>
+#include <dnnplan/partition/pipedream_chain.hpp>
 #include <dnnplan/partition/pipeline_dp.hpp>
 
 #include <dnnplan/search/box_sum.hpp>

@@ -447,11 +447,10 @@ TEST_CASE("the synchronous adapter's bound members hold for every cluster of sma
     };
     pollux_params steep = with_gamma(2.0);  // beta_n > alpha_n / 2: T_sync / K grows with K
     steep.beta_n_s = 0.15;
-    // LIBRARY BUG (notes/requests-fit.md, "sync bounds ignore the node term"): with delta_n_s > 0
-    // both bounds take T_sync at N = 2 nodes as the least over the box, but the node term
-    // delta_n (K / N - 1) falls as N grows, so a cluster on 3+ nodes runs faster than either
-    // bound (e.g. {2, 1} of the box {2, 1}..{2, 1}, equal, global: 83.8 > 76.5 samples/s). The
-    // "pollux, node term" configurations fail until the bounds use the node term's least value.
+    // With delta_n_s > 0 the node term delta_n (K / N - 1) falls as N grows, so bounds that took
+    // T_sync at N = 2 nodes were beaten by clusters on 3+ nodes (e.g. {2, 1} of the box
+    // {2, 1}..{2, 1}, equal, global: 83.8 > 76.5 samples/s); the bounds now drop the term
+    // (docs/solvers/vm-recommend.md), and the "pollux, node term" configurations check that.
     pollux_params node_term = with_gamma(2.0);
     node_term.delta_n_s = 0.05;
     const std::vector<network_form> forms{{"pollux", with_gamma(2.0), false},

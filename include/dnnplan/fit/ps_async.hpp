@@ -37,10 +37,10 @@
 
 namespace dnnplan {
 
-/// How the PS slows workers down. spotdnn: eqs. (8)-(9), contention by worker count (the
-/// default, the paper's model). load: model/ps_load_contention.hpp, the PS is a processor-sharing
-/// server and a worker is slowed by the workers communicating at the same moment, so faster
-/// workers load it more (docs/models/fitting-async.md, "The load contention model").
+/// How the PS slows workers down. spotdnn: eqs. (8)-(9), contention by worker count (the paper's
+/// model). load (the fitter's default, docs/fidelity.md): model/ps_load_contention.hpp, the PS is
+/// a processor-sharing server and a worker is slowed by the workers communicating at the same
+/// moment, so faster workers load it more (docs/models/fitting-async.md, "The load contention model").
 enum class ps_contention_model { spotdnn, load };
 
 template <>

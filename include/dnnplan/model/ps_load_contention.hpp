@@ -1,5 +1,5 @@
 #pragma once
-// Load-driven contention at a parameter server: an opt-in alternative to spotDNN's eqs. (8)-(9)
+// Load-driven contention at a parameter server: the fitter's default alternative to spotDNN's eqs. (8)-(9)
 // (Shang et al., IWQoS 2023), where the slowdown depends on the worker count n only.
 //
 // Model (docs/models/fitting-async.md, "The load contention model"): every worker cycles between
