@@ -100,17 +100,21 @@ void read_value(tag, const Json& j, const std::string& path, solve_result<Plan, 
 
 namespace dnnplan {
 
+/// Built in a local and assigned once: `nlohmann::json j = r;` runs this inside j's constructor,
+/// and a write that throws (a non-finite number) would leave a half-built j whose destructor
+/// never runs (nlohmann/json 3.11, basic_json's converting constructor): a leak.
 template <detail::json_io::document Json, class Plan, class Details>
 void to_json(Json& j, const solve_result<Plan, Details>& r) {
     using namespace detail::json_io;
-    j = Json::object();
-    j["status"] = std::string(to_string(r.status));
-    j["reason"] = r.reason;
-    j["plan"] = write_value<Json>(r.plan, "plan");
-    j["objective_value"] = write_value<Json>(r.objective_value, "objective_value");
-    j["bound"] = write_value<Json>(r.bound, "bound");
-    j["counters"] = write_value<Json>(r.counters, "counters");
-    if constexpr (!std::is_same_v<Details, no_details>) j["details"] = write_value<Json>(r.details, "details");
+    Json out = Json::object();
+    out["status"] = std::string(to_string(r.status));
+    out["reason"] = r.reason;
+    out["plan"] = write_value<Json>(r.plan, "plan");
+    out["objective_value"] = write_value<Json>(r.objective_value, "objective_value");
+    out["bound"] = write_value<Json>(r.bound, "bound");
+    out["counters"] = write_value<Json>(r.counters, "counters");
+    if constexpr (!std::is_same_v<Details, no_details>) out["details"] = write_value<Json>(r.details, "details");
+    j = std::move(out);
 }
 
 template <detail::json_io::document Json, class Plan, class Details>

@@ -276,8 +276,9 @@ namespace dnnplan {
 /// Edges are written by id: {"from": "node1", "to": "node2"}.
 template <detail::json_io::document Json>
 void to_json(Json& j, const layer_graph& g) {
-    j = Json::object();
-    j["layers"] = detail::json_io::write_value<Json>(g.layers(), "layers");
+    // Built in a local and assigned once (see to_json of solve_result, io/core_json.hpp).
+    Json out = Json::object();
+    out["layers"] = detail::json_io::write_value<Json>(g.layers(), "layers");
     Json edges = Json::array();
     for (const auto& e : g.edges()) {
         Json edge = Json::object();
@@ -285,7 +286,8 @@ void to_json(Json& j, const layer_graph& g) {
         edge["to"] = g.at(e.to).id;
         edges.push_back(std::move(edge));
     }
-    j["edges"] = std::move(edges);
+    out["edges"] = std::move(edges);
+    j = std::move(out);
 }
 
 template <detail::json_io::document Json>
