@@ -16,10 +16,12 @@ expect("fit: gamma ${gamma} outside [1, 10]" gamma GREATER_EQUAL 1 AND gamma LES
 expect("fit: ${samples} samples, expected 60" samples EQUAL 60)
 expect("fit: training median APE ${median} above 0.1" median LESS 0.1)
 file(WRITE "${params_file}" "${out}")
-string(JSON default_variant GET "${out}" variant)
-run(fit --model sync-data-parallel --pollux-placements "${FIXTURES}/cifar10-train.csv" --gpus-per-node 4 --variant auto --json)
-string(JSON auto_variant GET "${out}" variant)
-expect("fit: default variant ${default_variant}, --variant auto chose ${auto_variant}" default_variant STREQUAL auto_variant)
+# The default chooses the form by cross-validation (and says so); --variant pollux does not.
+run(fit --model sync-data-parallel --pollux-placements "${FIXTURES}/cifar10-train.csv" --gpus-per-node 4)
+expect_printed("fit, default form (text)" "cross-validation" "CV median APE")
+run(fit --model sync-data-parallel --pollux-placements "${FIXTURES}/cifar10-train.csv" --gpus-per-node 4 --variant pollux)
+string(FIND "${out}" "cross-validation" at)
+expect("fit --variant pollux (text): printed a cross-validation it should not have run" at EQUAL -1)
 
 # predict --json: one prediction per row, in order, lower <= value <= upper.
 run(predict --model sync-data-parallel --params "${params_file}" --pollux-placements "${FIXTURES}/cifar10-test.csv" --json)

@@ -6,7 +6,7 @@
 //   fit_model fidelity --model ps-async --clusters TRAIN.json [--contention spotdnn|load] [--json]
 //
 // --contention picks the PS contention of the fit (fit/ps_async.hpp ps_contention_model):
-// spotdnn (default, eqs. (8)-(9)) or load (model/ps_load_contention.hpp); the params JSON records
+// load (the default, model/ps_load_contention.hpp) or spotdnn (the paper's eqs. (8)-(9)); the params JSON records
 // it as "contention_model" and predict uses it. fidelity is leave-one-cluster-out: each sample is
 // predicted by a fit on all the others.
 //

@@ -1,6 +1,6 @@
 # Every command shown in README.md and docs/ (the ```sh blocks and indented command lines) uses
 # folders inside the repository: no machine's temporary folder (issue 10: a page told readers to
-# build in /tmp/h6-rel). Run by ctest as dnnplan_doc_commands:
+# build in /tmp/h6-rel), no ../ and no home or work folder. Run by ctest as dnnplan_doc_commands:
 #   cmake -DPROJECT_SOURCE_DIR=<repo> -P tests/docs/check_commands.cmake
 cmake_policy(VERSION 3.21)
 file(GLOB_RECURSE _pages "${PROJECT_SOURCE_DIR}/docs/*.md")
@@ -17,11 +17,11 @@ foreach(_page IN LISTS _pages)
             set(_in_sh TRUE)
         elseif(_line MATCHES "^```")
             set(_in_sh FALSE)
-        elseif((_in_sh OR _line MATCHES "^    [a-z./]") AND _line MATCHES "(^|[ =\"'])/tmp/")
+        elseif((_in_sh OR _line MATCHES "^    [a-z./]") AND _line MATCHES "(^|[ =\"'])(/tmp/|/work/|/home/|\\.\\./)")
             string(APPEND _bad "\n  ${_where}:${_number}: ${_line}")
         endif()
     endforeach()
 endforeach()
 if(_bad)
-    message(FATAL_ERROR "commands in the docs use /tmp (use a folder inside the repository, e.g. build-release/):${_bad}")
+    message(FATAL_ERROR "commands in the docs use folders outside the repository (/tmp, ../, a home or work folder; use one inside it, e.g. build-release/):${_bad}")
 endif()

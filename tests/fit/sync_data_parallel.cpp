@@ -1,6 +1,7 @@
 // The synchronous data-parallel fitter (fit/sync_data_parallel.hpp; Pollux, adaptdl/goodput.py
 // fit_perf_params): recovery of known parameters from seeded noisy synthetic steps, each pinning
-// rule, interval coverage and the errors; then the opt-in variants (docs/models/
+// rule, interval coverage and the errors, in Pollux's form (named: the default chooses the form
+// by cross-validation, tested with the variants); then the variants (docs/models/
 // sync-data-parallel.md, "Variants"): recovery of a known node term and batch exponent, their
 // pinning rules, the cross-validated choice of a form, and a variant fit's JSON.
 
@@ -24,6 +25,9 @@ using dnnplan_test::error_of;
 using dnnplan_test::field_of;
 
 namespace {
+
+/// Pollux's form, named (the default chooses among the forms by cross-validation from 25 samples).
+const sync_fit_options pollux_form{.variant = sync_variant::pollux};
 /// Pollux's form: the parameters the fits must recover.
 const pollux_params truth{.alpha_c_s = 0.05,
                           .beta_c_s = 0.002,
@@ -89,6 +93,7 @@ TEST_CASE("the fit recovers known parameters from noisy synthetic steps", "[fit]
     sync_fit_options options;
     options.gamma_weight = 0.0;  // no pull towards gamma = 1 or small betas: recover the truth
     options.retrogression_weight = 0.0;
+    options.variant = sync_variant::pollux;
     const auto fit = fit_sync_data_parallel(samples, options);
     CHECK(fit.pinned.empty());
     CHECK(fit.params.alpha_c_s == Approx(truth.alpha_c_s).epsilon(0.1));
@@ -102,7 +107,7 @@ TEST_CASE("the fit recovers known parameters from noisy synthetic steps", "[fit]
     CHECK(std::sqrt(fit.residual_variance) == Approx(0.01).epsilon(0.2));
 
     // With Pollux's regularisers the fit stays close (they are small nudges).
-    const auto regularised = fit_sync_data_parallel(samples);
+    const auto regularised = fit_sync_data_parallel(samples, pollux_form);
     CHECK(regularised.quality.median_ape_ratio < 0.02);
     CHECK(regularised.params.gamma <= fit.params.gamma + 1e-6);
 }
@@ -110,8 +115,8 @@ TEST_CASE("the fit recovers known parameters from noisy synthetic steps", "[fit]
 TEST_CASE("the fit is deterministic", "[fit][sync]") {
     std::mt19937_64 g(3);
     const auto samples = noisy(shapes(g, 40), 0.02, g);
-    const auto a = fit_sync_data_parallel(samples);
-    const auto b = fit_sync_data_parallel(samples);
+    const auto a = fit_sync_data_parallel(samples, pollux_form);
+    const auto b = fit_sync_data_parallel(samples, pollux_form);
     CHECK(a.params == b.params);
 }
 
@@ -125,7 +130,7 @@ TEST_CASE("pinning: one local batch fixes alpha_c at half the mean compute time"
         s.sync_time_s = 0.25 * s.step_time_s;
         compute += 0.75 * s.step_time_s;
     }
-    const auto fit = fit_sync_data_parallel(samples);
+    const auto fit = fit_sync_data_parallel(samples, pollux_form);
     CHECK(fit.is_pinned("alpha_c_s"));
     CHECK_FALSE(fit.is_pinned("beta_c_s"));
     CHECK(fit.params.alpha_c_s == Approx(compute / 30.0 / 2.0));
@@ -134,7 +139,7 @@ TEST_CASE("pinning: one local batch fixes alpha_c at half the mean compute time"
     for (auto& s : samples) s.sync_time_s.reset();
     double mean_step = 0.0;
     for (const auto& s : samples) mean_step += s.step_time_s / 30.0;
-    CHECK(fit_sync_data_parallel(samples).params.alpha_c_s == Approx(mean_step / 2.0));
+    CHECK(fit_sync_data_parallel(samples, pollux_form).params.alpha_c_s == Approx(mean_step / 2.0));
 }
 
 TEST_CASE("pinning: no multi-node sample fixes alpha_n and beta_n", "[fit][sync][pinning]") {
@@ -142,7 +147,7 @@ TEST_CASE("pinning: no multi-node sample fixes alpha_n and beta_n", "[fit][sync]
     for (const std::int64_t k : {1, 2, 3, 4})
         for (const double m : {16.0, 64.0})
             samples.push_back(at(k, 1, m, pollux_step_time_s(truth, {.replicas = k, .nodes = 1, .local_batch = m})));
-    const auto fit = fit_sync_data_parallel(samples);
+    const auto fit = fit_sync_data_parallel(samples, pollux_form);
     CHECK(fit.pinned == std::vector<std::string>{"alpha_n_s", "beta_n_s"});
     CHECK(fit.params.alpha_n_s == 1e-8);
     CHECK(fit.params.beta_n_s == 1e-8);
@@ -155,7 +160,7 @@ TEST_CASE("pinning: no single-node multi-replica sample fixes alpha_r and beta_r
         for (const double m : {16.0, 64.0})
             samples.push_back(at(2 * n, n, m, pollux_step_time_s(truth, {.replicas = 2 * n, .nodes = n, .local_batch = m})));
     samples.push_back(at(1, 1, 32.0, pollux_step_time_s(truth, {.replicas = 1, .nodes = 1, .local_batch = 32.0})));
-    const auto fit = fit_sync_data_parallel(samples);
+    const auto fit = fit_sync_data_parallel(samples, pollux_form);
     CHECK(fit.pinned == std::vector<std::string>{"alpha_r_s", "beta_r_s"});
     CHECK(fit.params.alpha_r_s == 1e-8);
     CHECK(fit.params.beta_r_s == 1e-8);
@@ -168,7 +173,7 @@ TEST_CASE("pinning: no sample with more than 2 replicas fixes beta_n and beta_r"
         samples.push_back(at(2, 1, m, pollux_step_time_s(truth, {.replicas = 2, .nodes = 1, .local_batch = m})));
         samples.push_back(at(2, 2, m, pollux_step_time_s(truth, {.replicas = 2, .nodes = 2, .local_batch = m})));
     }
-    const auto fit = fit_sync_data_parallel(samples);
+    const auto fit = fit_sync_data_parallel(samples, pollux_form);
     CHECK(fit.pinned == std::vector<std::string>{"beta_n_s", "beta_r_s"});
     CHECK(fit.params.beta_n_s == 1e-8);
     CHECK(fit.params.beta_r_s == 1e-8);
@@ -180,7 +185,7 @@ TEST_CASE("pinning: every rule at once on a single sample", "[fit][sync][pinning
     // and gamma free -> 2 samples needed.
     const std::vector<sync_step_sample> one{at(1, 1, 32.0, 0.1)};
     try {
-        (void)fit_sync_data_parallel(one);
+        (void)fit_sync_data_parallel(one, pollux_form);
         FAIL("expected invalid_input");
     } catch (const invalid_input& e) {
         CHECK(e.field() == "samples");
@@ -189,7 +194,7 @@ TEST_CASE("pinning: every rule at once on a single sample", "[fit][sync][pinning
         CHECK(e.expected().find("beta_c_s, gamma") != std::string::npos);
     }
     const std::vector<sync_step_sample> two{at(1, 1, 32.0, 0.1), at(1, 1, 32.0, 0.102)};
-    const auto fit = fit_sync_data_parallel(two);
+    const auto fit = fit_sync_data_parallel(two, pollux_form);
     CHECK(fit.pinned.size() == 5);
     CHECK(fit.params.alpha_c_s == Approx(0.101 / 2.0));
     CHECK(pollux_step_time_s(fit.params, two[0].shape) == Approx(0.101).epsilon(0.02));
@@ -199,7 +204,7 @@ TEST_CASE("prediction intervals cover new observations at the nominal rate", "[f
     std::mt19937_64 g(21);
     const double sigma = 0.03;
     const auto train = noisy(shapes(g, 120), sigma, g);
-    const auto fit = fit_sync_data_parallel(train);
+    const auto fit = fit_sync_data_parallel(train, pollux_form);
     const auto where = shapes(g, 1000);
     int inside = 0;
     for (const auto& s : where) {
@@ -217,7 +222,7 @@ TEST_CASE("prediction intervals cover new observations at the nominal rate", "[f
 TEST_CASE("fitter errors name the field", "[fit][sync]") {
     const std::vector<sync_step_sample> none;
     try {
-        (void)fit_sync_data_parallel(none);
+        (void)fit_sync_data_parallel(none, pollux_form);
         FAIL("expected invalid_input");
     } catch (const invalid_input& e) {
         CHECK(e.field() == "samples");
@@ -225,14 +230,14 @@ TEST_CASE("fitter errors name the field", "[fit][sync]") {
     }
     std::vector<sync_step_sample> bad{at(1, 1, 32.0, 0.1), at(4, 1, 32.0, -0.1)};
     try {
-        (void)fit_sync_data_parallel(bad);
+        (void)fit_sync_data_parallel(bad, pollux_form);
         FAIL("expected invalid_input");
     } catch (const invalid_input& e) {
         CHECK(e.field() == "samples[1].step_time_s");
     }
     bad[1] = at(1, 2, 32.0, 0.1);
     try {
-        (void)fit_sync_data_parallel(bad);
+        (void)fit_sync_data_parallel(bad, pollux_form);
         FAIL("expected invalid_input");
     } catch (const invalid_input& e) {
         CHECK(e.field() == "samples[1].shape.replicas");
@@ -246,7 +251,7 @@ TEST_CASE("fitter errors name the field", "[fit][sync]") {
     } catch (const invalid_input& e) {
         CHECK(e.field() == "options.reweighting_rounds");
     }
-    const auto fit = fit_sync_data_parallel(ok);
+    const auto fit = fit_sync_data_parallel(ok, pollux_form);
     try {
         (void)predict_step_time_with_interval(fit, {.replicas = 1, .nodes = 1, .local_batch = 32.0}, 1.5);
         FAIL("expected invalid_input");
@@ -256,6 +261,19 @@ TEST_CASE("fitter errors name the field", "[fit][sync]") {
 }
 
 // ---- the variants -----------------------------------------------------------------------------
+
+TEST_CASE("the default fit names the caller's fields before it chooses the form", "[fit][sync][variant]") {
+    // With 25 samples or more the default cross-validates on subsets; errors must still name the
+    // caller's sample index and options, not a fold's.
+    std::mt19937_64 g(3);
+    auto samples = noisy(shapes(g, 30), 0.01, g);
+    samples[20].step_time_s = -1.0;
+    CHECK(field_of([&] { (void)fit_sync_data_parallel(samples); }) == "samples[20].step_time_s");
+    samples[20].step_time_s = 0.5;
+    sync_fit_options bad;
+    bad.reweighting_rounds = 0;
+    CHECK(field_of([&] { (void)fit_sync_data_parallel(samples, bad); }) == "options.reweighting_rounds");
+}
 
 TEST_CASE("the variants are named and counted", "[fit][sync][variant]") {
     CHECK(parse_enum<sync_variant>("node-term+batch-power", "variant") == sync_variant::node_term_batch_power);

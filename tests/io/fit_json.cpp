@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "../support/checks.hpp"
+#include "../support/fixture_files.hpp"
 #include "../support/json_checks.hpp"
 
 #include <cmath>
@@ -384,4 +385,16 @@ TEST_CASE("fuzz findings: fit results with impossible statistics are rejected, n
     const auto e = dnnplan_test::error_of([&] { (void)dnnplan::parse_sync_fit_result(covariance); });
     CHECK(e.field() == "covariance");
     CHECK_THAT(e.expected(), Catch::Contains("finite"));
+}
+
+TEST_CASE("the fuzz seeds of tests/fixtures/fuzz_seeds are read by their readers (fit)", "[io][json][fuzz]") {
+    // A seed its reader rejects would seed only the error paths (scripts/fuzz).
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "fit_0_")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::sync_fit_result>(text));
+    }
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "fit_1_")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::ps_async_fit_result>(text));
+    }
 }

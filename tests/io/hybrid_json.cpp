@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/fixture_files.hpp"
 #include "../support/json_checks.hpp"
 
 #include <cmath>
@@ -254,4 +255,20 @@ TEST_CASE("a container catalog is read from text; malformed text is a parse_erro
                       Contains("containers = given twice"));
     CHECK_THROWS_WITH(dnnplan::parse_container_catalog(std::string_view(R"({"containers": []})")),
                       Contains("containers = []: expected at least one container type"));
+}
+
+TEST_CASE("the fuzz seeds of tests/fixtures/fuzz_seeds are read by their readers (hybrid)", "[io][json][fuzz]") {
+    // A seed its reader rejects would seed only the error paths (scripts/fuzz).
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "result_5_")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::hybrid_result>(text));
+    }
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "result_6_")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::replan_result>(text));
+    }
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "hybrid_request")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::hybrid_request>(text));
+    }
 }

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/fixture_files.hpp"
 #include "../support/json_checks.hpp"
 
 #include <cmath>
@@ -472,4 +473,16 @@ TEST_CASE("the pipeline DP readers name the field of every rejection", "[io][jso
     check_rejected<dnnplan::pipeline_dp_result>(j, "best");
     CHECK_THROWS_WITH(dnnplan::parse_json<dnnplan::pipeline_dp_result>(std::string_view(R"({"status": "optimal", "status": 1})")),
                       Contains("status = given twice"));
+}
+
+TEST_CASE("the fuzz seeds of tests/fixtures/fuzz_seeds are read by their readers (partition)", "[io][json][fuzz]") {
+    // A seed its reader rejects would seed only the error paths (scripts/fuzz).
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "result_3_")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::pipedream_result>(text));
+    }
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "result_4_")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::pipeline_dp_result>(text));
+    }
 }

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/fixture_files.hpp"
 #include "../support/json_checks.hpp"
 
 #include <cmath>
@@ -604,6 +605,9 @@ TEST_CASE("a request's -0 reads as zero: rejected where > 0 is needed, kept with
         CHECK(dnnplan::parse_spot_request(with("p3.2xlarge", "1")).problem.existing.at("p3.2xlarge") == 0);
         const auto request = dnnplan::parse_spot_request(with("alpha1", "0.8"));
         CHECK(request.problem.profile.contention.alpha1 == 0.0);
+        // "-0.0" and "-0e0" are the double -0 and keep their sign; "-0" has integer syntax and reads
+        // as the integer 0 (nlohmann/json), so +0.
+        CHECK(std::signbit(request.problem.profile.contention.alpha1) == (zero != "-0"));
         const auto back = dnnplan::parse_spot_request(dnnplan::to_json_text(request));
         CHECK(std::signbit(back.problem.profile.contention.alpha1) == std::signbit(request.problem.profile.contention.alpha1));
     }
@@ -1386,4 +1390,16 @@ TEST_CASE("the search and model layers' readers check integers, numbers and rang
     CHECK_THROWS_AS(dnnplan::from_json(space, kept), dnnplan::invalid_input);
     CHECK(kept.lower == std::vector<std::int32_t>{1});
     CHECK(kept.max_workers == 2);
+}
+
+TEST_CASE("the fuzz seeds of tests/fixtures/fuzz_seeds are read by their readers (spot)", "[io][json][fuzz]") {
+    // A seed its reader rejects would seed only the error paths (scripts/fuzz).
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "result_0_")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::spot_result>(text));
+    }
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "result_1_")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::search_outcome>(text));
+    }
 }

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/fixture_files.hpp"
 #include "../support/json_checks.hpp"
 
 #include <cmath>
@@ -433,4 +434,12 @@ TEST_CASE("a VM request file is read from a stream; malformed text is a parse_er
     CHECK_THROWS_WITH(dnnplan::parse_vm_request(std::string_view(R"({"catalog": {"instances": []}})")),
                       Contains("workload = missing"));
     CHECK(dnnplan::parse_vm_result(dnnplan::to_json_text(result)).plan == result.plan);
+}
+
+TEST_CASE("the fuzz seeds of tests/fixtures/fuzz_seeds are read by their readers (vm)", "[io][json][fuzz]") {
+    // A seed its reader rejects would seed only the error paths (scripts/fuzz).
+    for (const auto& [name, text] : dnnplan_test::fixture_files("fuzz_seeds", "result_2_")) {
+        INFO(name);
+        CHECK_NOTHROW((void)dnnplan::parse_json<dnnplan::vm_result>(text));
+    }
 }

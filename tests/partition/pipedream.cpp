@@ -891,7 +891,7 @@ TEST_CASE("PipeDream's own optimizer: every recorded run is reproduced", "[parti
     CHECK(within_spread + exact + none == static_cast<std::int64_t>(reference.at("runs").size()));
 }
 
-TEST_CASE("a 1,000,000-layer chain is read and partitioned in time linear in its layers", "[pipedream][fuzz]") {
+TEST_CASE("a 1,000,000-layer chain is read and partitioned without recursion or quadratic tables", "[pipedream][fuzz]") {
     // Issue 10's hand-made cases: a chain this long must not recurse (reader, topological order,
     // antichain states) nor allocate the two-level tables (a budget status instead).
     constexpr std::size_t layers = 1'000'000;
@@ -923,4 +923,33 @@ TEST_CASE("a 1,000,000-layer chain is read and partitioned in time linear in its
     CHECK(two_levels.status == dnnplan::solve_status::budget_exhausted);
     CHECK_FALSE(two_levels.plan);
     CHECK_THAT(two_levels.reason, Catch::Contains("budget"));
+}
+
+TEST_CASE("the chain solver's budget counts its bit rows and its arrays over the machine counts", "[pipedream][budget]") {
+    // (states + 1) ceil((M + 1) / 64) + 3 (M + 1) cells: 3,000 layers on 4,096 machines are 207,356
+    // cells (S x M would be 12.3 million, over the default budget).
+    std::vector<dnnplan::layer> layers;
+    std::vector<dnnplan::layer_edge> edges;
+    for (std::size_t i = 0; i < 3000; ++i) {
+        layers.push_back({.id = "l" + std::to_string(i), .description = "Linear", .forward_s = 1e-3, .backward_s = 2e-3,
+                          .activation_bytes = 1e6, .parameter_bytes = i % 2 ? 1e6 : 0.0});
+        if (i > 0) edges.push_back({i - 1, i});
+    }
+    dnnplan::pipedream_request request{.graph = dnnplan::layer_graph(std::move(layers), std::move(edges))};
+    request.options.machines = {4096};
+    const auto r = dnnplan::solve(request);
+    CHECK(r.status == dnnplan::solve_status::optimal);
+    request.options.budget.max_nodes = 207'355;
+    const auto over = dnnplan::solve(request);
+    CHECK(over.status == dnnplan::solve_status::budget_exhausted);
+    CHECK_THAT(over.reason, Catch::Contains("207356 cells"));
+    request.options.budget.max_nodes = 207'356;
+    CHECK(dnnplan::solve(request).status == dnnplan::solve_status::optimal);
+    // The largest machine count validation accepts: the count must not overflow into a pass.
+    dnnplan::pipedream_request two{.graph = dnnplan::layer_graph(
+                                       {{.id = "a", .description = "Linear", .forward_s = 1e-3, .backward_s = 1e-3, .activation_bytes = 1.0, .parameter_bytes = 1.0},
+                                        {.id = "b", .description = "Linear", .forward_s = 1e-3, .backward_s = 1e-3, .activation_bytes = 1.0, .parameter_bytes = 1.0}},
+                                       {{0, 1}})};
+    two.options.machines = {std::numeric_limits<std::int32_t>::max()};
+    CHECK(dnnplan::solve(two).status == dnnplan::solve_status::budget_exhausted);
 }

@@ -53,7 +53,8 @@ struct instance_catalog {
         return std::nullopt;
     }
 
-    /// Throws invalid_input naming the first bad field. `path` prefixes field names.
+    /// Throws invalid_input naming a bad field: each type's fields in order, then the names'
+    /// uniqueness (the first repetition in list order). `path` prefixes field names.
     void validate(std::string_view path = "catalog") const {
         const std::string base = detail::field_prefix(path);
         if (instances.empty())

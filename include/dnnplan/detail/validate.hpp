@@ -97,7 +97,7 @@ inline void require_at_least(std::string_view field, std::int64_t value, std::in
 }
 
 /// A field path built only when a check fails: the checks of long lists (a catalog's instance
-/// types, a profile's layers) then allocate nothing. A callable returning the path as a string.
+/// types) then allocate nothing. A callable returning the path as a string.
 template <class F>
 concept path_builder = std::invocable<const F&> && std::convertible_to<std::invoke_result_t<const F&>, std::string>;
 

@@ -50,7 +50,7 @@ inline constexpr std::array<std::string_view, 7> pollux_param_names{"alpha_c_s",
 /// Which form of the synchronous model is fitted (docs/models/sync-data-parallel.md). Each adds
 /// parameters after Pollux's seven, in this order: delta_n_s (node term), batch_exponent.
 enum class sync_variant {
-    pollux,                ///< Pollux's seven parameters (the default)
+    pollux,                ///< Pollux's seven parameters (the paper's form; the fit's default under 25 samples)
     node_term,             ///< + delta_n_s: T_sync = alpha_n + beta_n (K - 2) + delta_n (K / N - 1) for N > 1
     batch_power,           ///< + batch_exponent: T_grad = alpha_c + beta_c m^p
     node_term_batch_power  ///< both
@@ -497,6 +497,9 @@ struct sync_variant_selection {
 [[nodiscard]] inline sync_fit_result fit_sync_data_parallel(std::span<const sync_step_sample> samples,
                                                             const sync_fit_options& options = {}) {
     if (options.variant) return detail::fit_sync_form(samples, options, *options.variant);
+    // Checked here, so that errors name the caller's fields (the selection fits subsets).
+    options.validate("options");
+    for (std::size_t i = 0; i < samples.size(); ++i) samples[i].validate("samples[" + std::to_string(i) + "]");
     if (samples.size() < sync_fit_options::auto_variant_min_samples)
         return detail::fit_sync_form(samples, options, sync_variant::pollux);
     sync_selection_options selection;

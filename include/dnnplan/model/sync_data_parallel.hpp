@@ -38,8 +38,8 @@ struct pollux_params {
     double alpha_r_s = 0.0;  ///< fixed part of the intra-node synchronisation time
     double beta_r_s = 0.0;   ///< intra-node synchronisation time per replica beyond 2
     double gamma = 1.0;      ///< overlap exponent in [1, 10]: 1 = no overlap, 10 ~ max()
-    // Opt-in variants (docs/models/sync-data-parallel.md, "Placement-aware and batch-power
-    // variants"); the defaults give Pollux's form exactly.
+    // The variants' parameters (docs/models/sync-data-parallel.md, "Variants"); these defaults
+    // give Pollux's form exactly.
     double delta_n_s = 0.0;       ///< inter-node sync time per mean replica per node beyond 1 (0 = Pollux)
     double batch_exponent = 1.0;  ///< p in T_grad = alpha_c + beta_c m^p, in [0.25, 4] (1 = Pollux)
 

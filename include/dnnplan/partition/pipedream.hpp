@@ -44,8 +44,8 @@ struct pipedream_options {
     bool use_fewer_machines = false;
     /// Checked before the recurrence runs against its memory: nodes = the cells of its tables
     /// (states x machines per level, and (states + 1) x states between levels; for a chain on one
-    /// level, the chain solver's rows of machine-count bits, 64 to a cell). Over it: status
-    /// budget_exhausted. (build_antichain_states has its own limit on the states.)
+    /// level, the chain solver's rows of machine-count bits, 64 to a cell, and its three arrays
+    /// over the machine counts). Over it: status budget_exhausted. (build_antichain_states has its own limit on the states.)
     search_budget budget{};
 
     void validate(std::string_view path = "") const {
@@ -220,9 +220,10 @@ struct pipedream_details {
 
 /// status optimal (objective_value = bound = the time per minibatch: the recurrence is exact) or
 /// infeasible (no partition: every one breaks the memory constraint); counters.evaluations = the
-/// stage times computed (state pairs), counters.nodes = the recurrence's cells filled plus the
-/// chain solver's feasibility tests (details.work has each). Both are 0 when the chain solver's
-/// first candidate, one stage on every machine, is already at the lower bound.
+/// stage times computed (state pairs; 0 on the chain solver's path, which computes stage times
+/// in its feasibility tests instead), counters.nodes = the recurrence's cells filled plus the
+/// chain solver's feasibility tests (details.work has each; 0 when the chain solver's first
+/// candidate, one stage on every machine, is already at the lower bound).
 using pipedream_result = solve_result<pipedream_plan, pipedream_details>;
 
 namespace detail {
@@ -662,11 +663,13 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
                               !options.straight_pipeline;
     {
         // The tables' cells: the chain solver keeps a row of machine-count bits per state (64 to a
-        // cell), the recurrence a cell per state and machine count, and (states + 1) x states
-        // between levels.
+        // cell) and three arrays over the machine counts, the recurrence a cell per state and
+        // machine count, and (states + 1) x states between levels. In doubles: M + 1 overflows
+        // an int32 at M = 2^31 - 1.
         double cells = 0.0;
         if (chain_solver) {
-            cells = static_cast<double>(s_count + 1) * std::ceil(static_cast<double>(options.machines[0] + 1) / 64.0);
+            const double machine_counts = static_cast<double>(options.machines[0]) + 1.0;
+            cells = static_cast<double>(s_count + 1) * std::ceil(machine_counts / 64.0) + 3.0 * machine_counts;
         } else {
             for (const std::int32_t m : options.machines) cells = std::max(cells, static_cast<double>(s_count) * m);
             if (levels > 1) cells = std::max(cells, static_cast<double>(s_count + 1) * static_cast<double>(s_count));
