@@ -43,6 +43,9 @@
 #include <dnnplan/partition/pipedream_chain.hpp>
 #include <dnnplan/partition/pipeline_dp.hpp>
 
+#include <dnnplan/preemption/events.hpp>
+#include <dnnplan/preemption/hazard.hpp>
+
 #include <dnnplan/search/box_sum.hpp>
 #include <dnnplan/search/cluster_space.hpp>
 #include <dnnplan/search/exact.hpp>
@@ -61,5 +64,6 @@
 #include <dnnplan/solve/vm_recommend.hpp>
 #include <dnnplan/solve/vm_request.hpp>
 
+#include <dnnplan/io/bamboo_trace.hpp>
 #include <dnnplan/io/pipedream_graph.hpp>
 #include <dnnplan/io/pollux_trace.hpp>

@@ -160,3 +160,20 @@ TEST_CASE("student_t_quantile on known values", "[fit][numeric_kernels]") {
     CHECK(t < student_t_quantile(10.0, 0.975));
     CHECK(t > student_t_quantile(11.0, 0.975));
 }
+
+TEST_CASE("chi_squared_quantile and chi_squared_upper_tail on known values", "[fit][numeric_kernels]") {
+    using dnnplan::detail::chi_squared_quantile;
+    using dnnplan::detail::chi_squared_upper_tail;
+    // 2 degrees of freedom: the exponential distribution of mean 2, F(x) = 1 - exp(-x / 2).
+    CHECK(chi_squared_quantile(0.5, 2.0) == Approx(2.0 * std::log(2.0)).epsilon(1e-12));
+    CHECK(chi_squared_quantile(0.975, 2.0) == Approx(-2.0 * std::log(0.025)).epsilon(1e-12));
+    CHECK(chi_squared_upper_tail(3.0, 2.0) == Approx(std::exp(-1.5)).epsilon(1e-12));
+    // 1 degree of freedom: the square of a standard normal (z_0.975 = 1.959963984540054).
+    CHECK(chi_squared_quantile(0.95, 1.0) == Approx(1.959963984540054 * 1.959963984540054).epsilon(1e-12));
+    CHECK(chi_squared_upper_tail(1.959963984540054 * 1.959963984540054, 1.0) == Approx(0.05).epsilon(1e-12));
+    CHECK(chi_squared_quantile(0.0, 4.0) == 0.0);
+    // The upper tail keeps its digits far out (1 - cdf would round to 0).
+    CHECK(chi_squared_upper_tail(200.0, 2.0) == Approx(std::exp(-100.0)).epsilon(1e-12));
+    // Round trip at a non-integer number of degrees of freedom.
+    CHECK(chi_squared_upper_tail(chi_squared_quantile(0.3, 7.5), 7.5) == Approx(0.7).epsilon(1e-12));
+}

@@ -245,6 +245,30 @@ struct time_factory {  // returns a time, not a model
     double operator()(const layer_chain&, const pipeline_config&) const { return 1.0; }
 };
 
+// ---- preemption_process -------------------------------------------------------------------------
+
+using dnnplan::instance_trace;
+
+struct own_process {  // a researcher's own: never preempted
+    double preemptions_per_instance_h() const noexcept { return 0.0; }
+    instance_trace events(std::int32_t, std::int64_t, std::uint64_t) const { return {}; }
+};
+struct process_without_rate {
+    instance_trace events(std::int32_t, std::int64_t, std::uint64_t) const { return {}; }
+};
+struct process_without_seed {  // events must take a seed
+    double preemptions_per_instance_h() const noexcept { return 0.0; }
+    instance_trace events(std::int32_t, std::int64_t) const { return {}; }
+};
+struct process_returning_count {  // events must be an instance_trace
+    double preemptions_per_instance_h() const noexcept { return 0.0; }
+    std::int64_t events(std::int32_t, std::int64_t, std::uint64_t) const { return 0; }
+};
+struct mutable_process {  // the planners hold the process const
+    double preemptions_per_instance_h() const noexcept { return 0.0; }
+    instance_trace events(std::int32_t, std::int64_t, std::uint64_t) { return {}; }
+};
+
 }  // namespace
 
 TEST_CASE("the published models satisfy the concepts", "[model][concepts]") {
@@ -346,6 +370,14 @@ TEST_CASE("non-conforming stage models and factories are rejected", "[model][con
     STATIC_REQUIRE_FALSE(dnnplan::pipeline_model_factory<remaining_model>);  // a model, not a factory
 }
 
+TEST_CASE("non-conforming preemption processes are rejected", "[model][concepts][preemption]") {
+    STATIC_REQUIRE(dnnplan::preemption_process<own_process>);
+    STATIC_REQUIRE_FALSE(dnnplan::preemption_process<process_without_rate>);
+    STATIC_REQUIRE_FALSE(dnnplan::preemption_process<process_without_seed>);
+    STATIC_REQUIRE_FALSE(dnnplan::preemption_process<process_returning_count>);
+    STATIC_REQUIRE_FALSE(dnnplan::preemption_process<mutable_process>);
+}
+
 TEST_CASE("a conforming type's members do what they say", "[model][concepts]") {
     // The types above are only checked for their shape; these few calls keep the definitions
     // honest (and used).
@@ -358,4 +390,6 @@ TEST_CASE("a conforming type's members do what they say", "[model][concepts]") {
     CHECK(conforming_offer{}.usd_per_h(0, price_kind::on_demand) == 3.0);
     CHECK(capped_time{}.n_upper() == std::optional<std::int64_t>{8});
     CHECK(own_factory{}(layer_chain{}, pipeline_config{}).pipeline_time_s(2.0, 3) == 2.0);
+    CHECK(own_process{}.events(4, 1000, 0).events.empty());
+    CHECK(own_process{}.preemptions_per_instance_h() == 0.0);
 }

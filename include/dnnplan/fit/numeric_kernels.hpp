@@ -1,8 +1,9 @@
 #pragma once
 // The numerical kernels the fitters take from Eigen and Boost.Math, behind plain functions:
 // column-pivoted Householder QR (least squares and its rank), the pseudo-inverse from a complete
-// orthogonal decomposition (covariances), LDL^T (Levenberg-Marquardt's damped normal equations)
-// and the Student-t quantile (prediction intervals).
+// orthogonal decomposition (covariances), LDL^T (Levenberg-Marquardt's damped normal equations),
+// the Student-t quantile (prediction intervals) and the chi-square quantile and upper tail (the
+// preemption hazard's exact rate interval and likelihood-ratio test, preemption/hazard.hpp).
 //
 // Why a seam: instantiating these class templates costs the compiler about 7 s of front-end time
 // in every translation unit that includes a fitter, whether it fits anything or not (GCC 12,
@@ -48,6 +49,15 @@ DNNPLAN_SEPARATE_DECL std::optional<Eigen::VectorXd> ldlt_solve(const Eigen::Mat
 /// The p-quantile of Student's t distribution with `degrees_of_freedom` (> 0) degrees of freedom
 /// (boost::math::students_t), for p in (0, 1).
 DNNPLAN_SEPARATE_DECL double student_t_quantile(double degrees_of_freedom, double p);
+
+/// The p-quantile of the chi-square distribution with `degrees_of_freedom` (> 0, not necessarily
+/// an integer) degrees of freedom (boost::math::chi_squared), for p in [0, 1) (0 at p = 0).
+DNNPLAN_SEPARATE_DECL double chi_squared_quantile(double p, double degrees_of_freedom);
+
+/// P(X > x) for X chi-square with `degrees_of_freedom` (> 0) degrees of freedom, x >= 0: the
+/// p-value of a likelihood-ratio statistic x (computed as the complement, not 1 - cdf, so that
+/// small p-values keep their digits).
+DNNPLAN_SEPARATE_DECL double chi_squared_upper_tail(double x, double degrees_of_freedom);
 
 }  // namespace dnnplan::detail
 

@@ -19,9 +19,11 @@
 //   remaining_stages_cost_model          pipeline DP's fast recurrence, hybrid planner
 //   pipeline_model_factory               hybrid planner (solve/hybrid_parallel.hpp)
 //   stage_breakdown_model                hybrid planner's per-stage figures (optional)
+//   preemption_process                   preemption models (preemption/), the resilience planner
 
 #include <dnnplan/core/catalog.hpp>
 #include <dnnplan/detail/validate.hpp>
+#include <dnnplan/preemption/events.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -236,6 +238,18 @@ struct stage_breakdown {
 template <class Model>
 concept stage_breakdown_model = stage_cost_model<Model> && requires(const Model& model, const stage_candidate& stage) {
     { model.breakdown(stage) } -> std::same_as<stage_breakdown>;
+};
+
+// ---- preemption (spot instances lost and replaced) ----------------------------------------------
+
+/// A process of spot instances being preempted (and replaced) over time.
+template <class P>
+concept preemption_process = requires(const P& p, std::int32_t capacity, std::int64_t horizon_ms, std::uint64_t seed) {
+    /// Mean preemptions per instance-hour (a Poisson rate); what the analytic models use.
+    { p.preemptions_per_instance_h() } -> std::convertible_to<double>;
+    /// One realisation: add/remove events for a pool that tries to keep `capacity` instances,
+    /// over [0, horizon_ms]. Deterministic for a seed (a trace ignores it).
+    { p.events(capacity, horizon_ms, seed) } -> std::same_as<instance_trace>;
 };
 
 }  // namespace dnnplan

@@ -7,6 +7,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/QR>
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
 #include <cstddef>
@@ -40,6 +41,16 @@ DNNPLAN_SEPARATE_DECL std::optional<Eigen::VectorXd> ldlt_solve(const Eigen::Mat
 DNNPLAN_SEPARATE_DECL double student_t_quantile(double degrees_of_freedom, double p) {
     const boost::math::students_t t(degrees_of_freedom);
     return boost::math::quantile(t, p);
+}
+
+DNNPLAN_SEPARATE_DECL double chi_squared_quantile(double p, double degrees_of_freedom) {
+    const boost::math::chi_squared chi2(degrees_of_freedom);
+    return boost::math::quantile(chi2, p);
+}
+
+DNNPLAN_SEPARATE_DECL double chi_squared_upper_tail(double x, double degrees_of_freedom) {
+    const boost::math::chi_squared chi2(degrees_of_freedom);
+    return boost::math::cdf(boost::math::complement(chi2, x));
 }
 
 }  // namespace dnnplan::detail
