@@ -1,0 +1,125 @@
+#pragma once
+// Realisations of a preemption process for simulations, and what a set of simulated outcomes
+// estimates: shared by the planners that sample preemptions (solve/resilience.hpp,
+// solve/spot_resilience.hpp).
+
+#include <dnnplan/preemption/bamboo_simulator.hpp>
+#include <dnnplan/preemption/events.hpp>
+#include <dnnplan/preemption/hazard.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace dnnplan {
+
+/// How an offer's spot instances are preempted: a Poisson rate with a replacement delay
+/// (exponential lifetimes, e.g. a hazard fitted to lifetimes), a recorded trace, or Bamboo's
+/// random mode (preemption/hazard.hpp, preemption/bamboo_simulator.hpp).
+using preemption_model = std::variant<poisson_preemption, trace_replay, bamboo_random_process>;
+
+/// A two-sided interval; `upper` none: beyond the simulated horizon.
+struct estimate_interval {
+    double lower = 0.0;
+    std::optional<double> upper{};
+    friend bool operator==(const estimate_interval&, const estimate_interval&) = default;
+};
+
+/// What simulated outcomes estimate (sampling.hpp summarise).
+struct sample_summary {
+    double p_meet_deadline = 0.0;  ///< the fraction done by the deadline
+    double p_error = 0.0;          ///< its 95% half width (normal approximation, at least Wilson's at 0 or 1)
+    std::optional<double> expected_time{}, expected_cost{};  ///< none: some outcomes beyond the horizon
+    estimate_interval time{}, cost{};
+};
+
+namespace detail::sampling {
+
+/// The trace from `offset_ms` on, the instances live then added at 0 (in the order they were
+/// added): one start time of a recorded trace.
+[[nodiscard]] inline instance_trace trace_window(const instance_trace& trace, std::int64_t offset_ms) {
+    std::vector<const instance_event*> live;
+    std::size_t k = 0;
+    for (; k < trace.events.size() && trace.events[k].time_ms <= offset_ms; ++k) {
+        const instance_event& e = trace.events[k];
+        if (e.kind == instance_event_kind::add) live.push_back(&e);
+        else std::erase_if(live, [&](const instance_event* x) { return x->node == e.node; });
+    }
+    instance_trace out;
+    for (const instance_event* e : live) out.events.push_back({0, instance_event_kind::add, e->node});
+    for (; k < trace.events.size(); ++k) {
+        instance_event e = trace.events[k];
+        e.time_ms -= offset_ms;
+        out.events.push_back(std::move(e));
+    }
+    return out;
+}
+
+/// Realisation k of `samples` of an offer's preemptions for a pool of `capacity` instances.
+[[nodiscard]] inline instance_trace realisation(const preemption_model& model, std::int32_t capacity, std::int64_t horizon_ms,
+                                                std::int64_t deadline_ms, std::int32_t k, std::int32_t samples) {
+    if (const auto* trace = std::get_if<trace_replay>(&model)) {
+        // Start times spread evenly over the part of the trace that leaves a deadline after it (all
+        // at 0 when the trace is shorter). After the trace's end a window has no more events: the
+        // instances then live stay (an optimistic tail, beyond the deadline when the trace covers it).
+        const std::int64_t span = std::max<std::int64_t>(0, trace->end_ms() - deadline_ms);
+        const std::int64_t offset = samples > 1 ? span * k / (samples - 1) : 0;
+        const trace_replay window(trace_window(trace->trace(), offset));
+        return window.events(capacity, horizon_ms, 0);
+    }
+    return std::visit([&](const auto& p) { return p.events(capacity, horizon_ms, static_cast<std::uint64_t>(k) + 1); }, model);
+}
+
+[[nodiscard]] inline double rate_of(const preemption_model& model) {
+    return std::visit([](const auto& p) { return static_cast<double>(p.preemptions_per_instance_h()); }, model);
+}
+
+[[nodiscard]] inline std::int64_t replacement_delay_ms(const preemption_model& model) {
+    if (const auto* poisson = std::get_if<poisson_preemption>(&model)) return poisson->replacement_delay_ms;
+    return 0;
+}
+
+/// The q-quantile of sorted values with +inf for "beyond the horizon" (none then).
+[[nodiscard]] inline std::optional<double> quantile(const std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return std::nullopt;
+    const auto at = static_cast<std::size_t>(std::min(std::floor(q * static_cast<double>(sorted.size())),
+                                                      static_cast<double>(sorted.size() - 1)));
+    return std::isfinite(sorted[at]) ? std::optional<double>(sorted[at]) : std::nullopt;
+}
+
+/// Figures of simulated outcomes (times and costs, +inf: beyond the horizon): the fraction done
+/// by `deadline` with its 95% half width, the means, and the 2.5% and 97.5% quantiles.
+[[nodiscard]] inline sample_summary summarise(std::vector<double> times, std::vector<double> costs, double deadline) {
+    sample_summary c;
+    const auto n = static_cast<double>(times.size());
+    double met = 0.0, time_sum = 0.0, cost_sum = 0.0;
+    bool all_finite = true;
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        if (times[i] <= deadline) met += 1.0;
+        all_finite = all_finite && std::isfinite(times[i]) && std::isfinite(costs[i]);
+        time_sum += times[i];
+        cost_sum += costs[i];
+    }
+    c.p_meet_deadline = met / n;
+    // The normal approximation's 95% half width, at least that of one run in n (Wilson's at 0 or 1).
+    c.p_error = std::max(1.96 * std::sqrt(c.p_meet_deadline * (1.0 - c.p_meet_deadline) / n), 1.96 * 1.96 / (n + 1.96 * 1.96));
+    if (all_finite) {
+        c.expected_time = time_sum / n;
+        c.expected_cost = cost_sum / n;
+    }
+    std::sort(times.begin(), times.end());
+    std::sort(costs.begin(), costs.end());
+    c.time = {quantile(times, 0.025).value_or(times.front()), quantile(times, 0.975)};
+    c.cost = {quantile(costs, 0.025).value_or(costs.front()), quantile(costs, 0.975)};
+    return c;
+}
+
+[[nodiscard]] inline std::string format_probability(double p) { return format_number(std::round(p * 1e4) / 1e4); }
+
+}  // namespace detail::sampling
+
+}  // namespace dnnplan
