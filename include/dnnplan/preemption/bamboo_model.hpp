@@ -153,7 +153,7 @@ struct bamboo_run {
     double average_instances = 0.0;
     double samples_per_s = 0.0;
     double usd_per_h = 0.0;
-    double value = 0.0;                 ///< samples per USD, time-averaged per step
+    double value = 0.0;                 ///< (samples/s) per (USD/h), time-averaged per step
     double on_demand_samples_per_s = 0.0;
     double on_demand_usd_per_h = 0.0;
     double on_demand_value = 0.0;

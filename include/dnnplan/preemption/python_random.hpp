@@ -4,7 +4,7 @@
 // seeds it (init_by_array over the 32-bit words of |seed|), `random()` (genrand_res53: 53 bits
 // from two outputs) and `randrange(n)` (`_randbelow_with_getrandbits`: getrandbits(bit_length(n))
 // until the draw is below n). Bamboo's random mode draws from this stream
-// (preemption/bamboo_random.hpp), so a seed here gives the events a seed gives Bamboo's simulator.
+// (preemption/bamboo_simulator.hpp: simulate_bamboo in random mode, bamboo_random_process), so a seed here gives the events a seed gives Bamboo's simulator.
 // A value type: no global state.
 
 #include <algorithm>
