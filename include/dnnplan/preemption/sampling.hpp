@@ -22,9 +22,10 @@ namespace dnnplan {
 /// random mode (preemption/hazard.hpp, preemption/bamboo_simulator.hpp).
 using preemption_model = std::variant<poisson_preemption, trace_replay, bamboo_random_process>;
 
-/// A two-sided interval; `upper` none: beyond the simulated horizon.
+/// A two-sided interval; an end that is none lies beyond the simulated horizon (only a lower
+/// bound on it is known: the horizon).
 struct estimate_interval {
-    double lower = 0.0;
+    std::optional<double> lower{};
     std::optional<double> upper{};
     friend bool operator==(const estimate_interval&, const estimate_interval&) = default;
 };
@@ -113,8 +114,8 @@ namespace detail::sampling {
     }
     std::sort(times.begin(), times.end());
     std::sort(costs.begin(), costs.end());
-    c.time = {quantile(times, 0.025).value_or(times.front()), quantile(times, 0.975)};
-    c.cost = {quantile(costs, 0.025).value_or(costs.front()), quantile(costs, 0.975)};
+    c.time = {quantile(times, 0.025), quantile(times, 0.975)};
+    c.cost = {quantile(costs, 0.025), quantile(costs, 0.975)};
     return c;
 }
 

@@ -44,6 +44,16 @@ inline void apply(resilience_candidate& c, const sample_summary& s) {
     c.usd = s.cost;
 }
 
+/// `x` to `digits` significant digits, for the notes (the figures themselves keep every digit).
+[[nodiscard]] inline std::string rounded(double x, int digits = 4) {
+    if (x == 0.0 || !std::isfinite(x)) return detail::format_number(x);
+    const double scale = std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(x)))));
+    return detail::format_number(std::round(x * scale) / scale);
+}
+
+/// USD to the cent, for the notes.
+[[nodiscard]] inline std::string cents(double usd) { return detail::format_number(std::round(usd * 100.0) / 100.0); }
+
 /// The spot cost of a run up to `until_ms` (its price series integrated).
 [[nodiscard]] inline double spot_cost_until(const bamboo_run& run, std::int64_t until_ms) {
     double usd = 0.0;
@@ -158,12 +168,15 @@ struct job_figures {
                 c.checkpoint_interval_h = r.plan->interval_h;
                 c.p_meet_deadline = r.plan->p_meet_deadline;
                 c.p_error = r.plan->p_error_bound;
-                c.expected_h = r.plan->expected_h;
-                c.expected_usd = r.plan->expected_h * usd_per_h;
+                // E[T] grows as exp(lambda (tau + delta)): past a double it is "beyond", not +inf.
+                if (std::isfinite(r.plan->expected_h) && std::isfinite(r.plan->expected_h * usd_per_h)) {
+                    c.expected_h = r.plan->expected_h;
+                    c.expected_usd = r.plan->expected_h * usd_per_h;
+                }
                 // The 2.5% and 97.5% quantiles of T by bisection on P(T <= t).
                 const auto model = cr.model(r.plan->interval_h);
                 const auto quantile = [&](double q) -> std::optional<double> {
-                    double lo = no_failure_time_h(model), hi = std::max(lo, r.plan->expected_h) * 2.0;
+                    double lo = no_failure_time_h(model), hi = std::max(lo, c.expected_h.value_or(lo)) * 2.0;
                     const double limit = static_cast<double>(horizon_ms) / 3.6e6;
                     while (completion_probability(model, hi, 1e-4).p < q) {
                         if (hi > limit) return std::nullopt;
@@ -177,9 +190,9 @@ struct job_figures {
                 };
                 const auto lower = quantile(0.025), upper = quantile(0.975);
                 c.time_h = {lower.value_or(no_failure_time_h(model)), upper};
-                c.usd = {c.time_h.lower * usd_per_h, upper ? std::optional<double>(*upper * usd_per_h) : std::nullopt};
-                c.note = "exact (Poisson preemptions at " + detail::format_number(cr.preemptions_per_h) +
-                         " per hour for the job's instances), checkpoint every " + detail::format_number(r.plan->interval_h) + " h";
+                c.usd = {*c.time_h.lower * usd_per_h, upper ? std::optional<double>(*upper * usd_per_h) : std::nullopt};
+                c.note = "exact (Poisson preemptions at " + dr::rounded(cr.preemptions_per_h) +
+                         " per hour for the job's instances), checkpoint every " + dr::rounded(r.plan->interval_h) + " h";
             } else {
                 c.note = r.reason;
             }
@@ -271,8 +284,8 @@ struct job_figures {
             else if (!summary.expected_usd)
                 summary.note += "; lost: some runs end beyond the horizon, expected cost unknown";
             else
-                summary.note += "; lost: expected cost " + detail::format_number(*summary.expected_usd) + " USD > " +
-                                detail::format_number(*chosen->expected_usd) + " USD";
+                summary.note += "; lost: expected cost " + dr::cents(*summary.expected_usd) + " USD > " +
+                                dr::cents(*chosen->expected_usd) + " USD";
         }
         result.details.strategies.push_back(std::move(summary));
     }

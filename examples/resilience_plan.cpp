@@ -1,0 +1,443 @@
+// resilience_plan: training on preemptible instances (docs/solvers/resilience.md).
+//
+//   resilience_plan simulate --trace FILE --model NAME [--json]
+//   resilience_plan simulate --removal-probability P --seeds A-B --model NAME [--json]
+//   resilience_plan checkpoint --work-h W --interval-h TAU --checkpoint-h DELTA --restart-h R
+//                              --preemptions-per-h LAMBDA --deadline-h D [--json]
+//   resilience_plan plan [PROBLEM.json] [--json] [--svg FILE]
+//
+// simulate: Bamboo's simulation of redundant computation (preemption/bamboo_simulator.hpp) on a
+// trace (Bamboo's CSV) or in Bamboo's random mode over a range of seeds (means, 95% intervals of
+// the means, and every seed's run), with Bamboo's defaults (12 h, 0.91 USD/h spot and 3.06 USD/h
+// on-demand per instance). checkpoint: checkpoint-restart at a given interval
+// (preemption/checkpoint_restart.hpp): E[T], P(T <= D), Young's and Daly's intervals. plan: the
+// resilience planner on a problem file (io/resilience_json.hpp; an offer's preemption may be
+// {"trace_csv": FILE}, a Bamboo trace read relative to the problem file) or on the bundled one
+// (GPT-2 on Bamboo's p3 trace, q = 0.9); --svg draws each strategy's expected cost against its
+// P(T <= D). Malformed input: one line on stderr, exit 2, nothing on stdout.
+
+#include <dnnplan/fit/numeric_kernels.hpp>
+#include <dnnplan/io/bamboo_trace.hpp>
+#include <dnnplan/io/resilience_json.hpp>
+#include <dnnplan/preemption/bamboo_simulator.hpp>
+#include <dnnplan/preemption/checkpoint_restart.hpp>
+#include <dnnplan/solve/resilience.hpp>
+
+#include <dnnplan_examples/bundled_data.hpp>
+
+#include "cli_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using namespace dnnplan_examples;
+
+/// On an error: one line. --help prints every form (forms below).
+constexpr std::string_view usage = "usage: resilience_plan simulate|checkpoint|plan ... (resilience_plan --help: every form)";
+
+constexpr std::string_view forms =
+    "usage: resilience_plan simulate --trace FILE --model gpt2|bert|resnet|gnmt|vgg|alexnet [--json]\n"
+    "       resilience_plan simulate --removal-probability P --seeds A-B --model NAME [--json]\n"
+    "       resilience_plan checkpoint --work-h W --interval-h TAU --checkpoint-h DELTA --restart-h R\n"
+    "                                  --preemptions-per-h LAMBDA --deadline-h D [--json]\n"
+    "       resilience_plan plan [PROBLEM.json] [--json] [--svg FILE]";
+
+std::string format(double value, int digits = 6) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    return buffer;
+}
+
+dnnplan::bamboo_model model_named(std::string_view name) {
+    try {
+        return dnnplan::parse_enum<dnnplan::bamboo_model>(name, "--model");
+    } catch (const dnnplan::invalid_input& e) {
+        throw command_line_error{std::string("--model ") + std::string(name) + ": expected " + e.expected()};
+    }
+}
+
+// ---- simulate ------------------------------------------------------------------------------------
+
+/// The figures of one run under the keys of Bamboo's output.
+nlohmann::ordered_json run_json(const dnnplan::bamboo_run& r) {
+    nlohmann::ordered_json j;
+    j["status"] = std::string(to_string(r.status));
+    if (!r.reason.empty()) j["reason"] = r.reason;
+    j["preemptions"] = r.preemptions;
+    j["fatal_failures"] = r.fatal_failures;
+    j["steps"] = r.steps;
+    j["average_instances"] = r.average_instances;
+    j["samples_per_s"] = r.samples_per_s;
+    j["usd_per_h"] = r.usd_per_h;
+    j["value"] = r.value;
+    j["on_demand_samples_per_s"] = r.on_demand_samples_per_s;
+    j["on_demand_usd_per_h"] = r.on_demand_usd_per_h;
+    j["on_demand_value"] = r.on_demand_value;
+    return j;
+}
+
+void print_run(const dnnplan::bamboo_run& r) {
+    std::cout << "status: " << to_string(r.status) << (r.reason.empty() ? "" : " (" + r.reason + ")") << '\n'
+              << "preemptions:       " << r.preemptions << '\n'
+              << "fatal failures:    " << r.fatal_failures << '\n'
+              << "steps:             " << r.steps << '\n'
+              << "average instances: " << format(r.average_instances) << '\n'
+              << "samples/s:         " << format(r.samples_per_s) << "  (on-demand " << format(r.on_demand_samples_per_s) << ")\n"
+              << "USD/h:             " << format(r.usd_per_h) << "  (on-demand " << format(r.on_demand_usd_per_h) << ")\n"
+              << "value (samples/s per USD/h): " << format(r.value) << "  (on-demand " << format(r.on_demand_value) << ")\n";
+}
+
+std::pair<std::uint64_t, std::uint64_t> seed_range(std::string_view text) {
+    const auto dash = text.find('-');
+    if (dash == std::string_view::npos) throw command_line_error{"--seeds expects A-B, found \"" + std::string(text) + "\""};
+    const auto a = parse_number<std::uint64_t>("--seeds", text.substr(0, dash));
+    const auto b = parse_number<std::uint64_t>("--seeds", text.substr(dash + 1));
+    if (b < a) throw command_line_error{"--seeds " + std::string(text) + ": expected A <= B"};
+    if (b - a >= 1'000'000) throw command_line_error{"--seeds " + std::string(text) + ": expected at most 1,000,000 seeds"};
+    return {a, b};
+}
+
+int simulate(int argc, char** argv) {
+    std::optional<std::string> trace_file, model, seeds;
+    std::optional<double> removal;
+    bool json = false;
+    (void)parse_command_line({text_flag("--trace", trace_file), text_flag("--model", model), text_flag("--seeds", seeds),
+                              number_flag("--removal-probability", removal), switch_flag("--json", json)},
+                             argc, argv, 2);
+    if (!model) throw command_line_error{"simulate needs --model"};
+    dnnplan::bamboo_options options;
+    options.model = dnnplan::bamboo_model_preset(model_named(*model));
+    if (trace_file) {
+        if (removal || seeds) throw command_line_error{"--trace does not go with --removal-probability or --seeds"};
+        const auto trace = read_input(*trace_file, [](std::istream& in) { return dnnplan::parse_instance_trace(in); });
+        const dnnplan::bamboo_run r = dnnplan::simulate_bamboo(trace, options);
+        if (json) std::cout << run_json(r).dump(2) << '\n';
+        else print_run(r);
+        return 0;
+    }
+    if (!removal || !seeds) throw command_line_error{"simulate needs --trace FILE, or --removal-probability P and --seeds A-B"};
+    if (!(*removal >= 0.0 && *removal <= 1.0))
+        throw command_line_error{"--removal-probability " + format(*removal) + ": expected a probability in [0, 1]"};
+    const auto [first, last] = seed_range(*seeds);
+    const dnnplan::bamboo_random_options random{.capacity = options.model.random_capacity, .removal_probability = *removal};
+    std::vector<dnnplan::bamboo_run> runs;
+    for (std::uint64_t seed = first; seed <= last; ++seed) runs.push_back(dnnplan::simulate_bamboo(random, seed, options));
+
+    // Means over the completed runs, with Student-t 95% intervals of the means.
+    struct figure {
+        std::string_view key;
+        double (*of)(const dnnplan::bamboo_run&);
+    };
+    static constexpr figure figures[] = {
+        {"preemptions", [](const dnnplan::bamboo_run& r) { return static_cast<double>(r.preemptions); }},
+        {"fatal_failures", [](const dnnplan::bamboo_run& r) { return static_cast<double>(r.fatal_failures); }},
+        {"steps", [](const dnnplan::bamboo_run& r) { return static_cast<double>(r.steps); }},
+        {"average_instances", [](const dnnplan::bamboo_run& r) { return r.average_instances; }},
+        {"samples_per_s", [](const dnnplan::bamboo_run& r) { return r.samples_per_s; }},
+        {"usd_per_h", [](const dnnplan::bamboo_run& r) { return r.usd_per_h; }},
+        {"value", [](const dnnplan::bamboo_run& r) { return r.value; }},
+        {"on_demand_samples_per_s", [](const dnnplan::bamboo_run& r) { return r.on_demand_samples_per_s; }},
+        {"on_demand_usd_per_h", [](const dnnplan::bamboo_run& r) { return r.on_demand_usd_per_h; }},
+        {"on_demand_value", [](const dnnplan::bamboo_run& r) { return r.on_demand_value; }},
+    };
+    std::vector<const dnnplan::bamboo_run*> completed;
+    for (const auto& r : runs)
+        if (r.status == dnnplan::bamboo_status::completed) completed.push_back(&r);
+    const auto n = static_cast<double>(completed.size());
+    const double t = completed.size() >= 2 ? dnnplan::detail::student_t_quantile(n - 1.0, 0.975) : 0.0;
+    nlohmann::ordered_json mean, interval;
+    for (const figure& f : figures) {
+        if (completed.empty()) {
+            mean[std::string(f.key)] = nullptr;
+            interval[std::string(f.key)] = nullptr;
+            continue;
+        }
+        double sum = 0.0, squares = 0.0;
+        for (const auto* r : completed) sum += f.of(*r);
+        const double m = sum / n;
+        for (const auto* r : completed) squares += (f.of(*r) - m) * (f.of(*r) - m);
+        mean[std::string(f.key)] = m;
+        if (completed.size() >= 2) {
+            const double half = t * std::sqrt(squares / (n - 1.0) / n);
+            interval[std::string(f.key)] = {m - half, m + half};
+        } else {
+            interval[std::string(f.key)] = nullptr;  // one run: no interval
+        }
+    }
+    if (json) {
+        nlohmann::ordered_json out;
+        out["model"] = options.model.name;
+        out["removal_probability"] = *removal;
+        out["seeds"] = {first, last};
+        out["runs"] = runs.size();
+        out["completed"] = completed.size();
+        out["mean"] = mean;
+        out["interval_95"] = interval;
+        nlohmann::ordered_json per_seed = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            auto j = run_json(runs[i]);
+            nlohmann::ordered_json row;
+            row["seed"] = first + i;
+            for (auto it = j.begin(); it != j.end(); ++it) row[it.key()] = it.value();
+            per_seed.push_back(std::move(row));
+        }
+        out["per_seed"] = std::move(per_seed);
+        std::cout << out.dump(2) << '\n';
+        return 0;
+    }
+    std::cout << options.model.name << ", removal probability " << format(*removal) << " per hour, seeds " << first << "-" << last
+              << ": " << completed.size() << " of " << runs.size() << " runs completed\n";
+    if (completed.empty()) return 0;
+    std::cout << "figure                    mean        95% interval of the mean\n";
+    for (const figure& f : figures) {
+        std::printf("%-24s  %-10s", std::string(f.key).c_str(), format(mean[std::string(f.key)].get<double>()).c_str());
+        if (!interval[std::string(f.key)].is_null())
+            std::printf("  [%s, %s]", format(interval[std::string(f.key)][0].get<double>()).c_str(),
+                        format(interval[std::string(f.key)][1].get<double>()).c_str());
+        std::printf("\n");
+    }
+    return 0;
+}
+
+// ---- checkpoint ----------------------------------------------------------------------------------
+
+int checkpoint(int argc, char** argv) {
+    std::optional<double> work, interval, delta, restart, rate, deadline;
+    bool json = false;
+    (void)parse_command_line({number_flag("--work-h", work), number_flag("--interval-h", interval),
+                              number_flag("--checkpoint-h", delta), number_flag("--restart-h", restart),
+                              number_flag("--preemptions-per-h", rate), number_flag("--deadline-h", deadline),
+                              switch_flag("--json", json)},
+                             argc, argv, 2);
+    const std::pair<std::string_view, const std::optional<double>*> required[] = {
+        {"--work-h", &work},       {"--interval-h", &interval},         {"--checkpoint-h", &delta},
+        {"--restart-h", &restart}, {"--preemptions-per-h", &rate}, {"--deadline-h", &deadline}};
+    for (const auto& [flag_name, value] : required)
+        if (!*value) throw command_line_error{"checkpoint needs " + std::string(flag_name)};
+    const dnnplan::checkpoint_request request{.work_h = *work, .checkpoint_h = *delta, .restart_h = *restart,
+                                              .preemptions_per_h = *rate, .deadline_h = *deadline, .interval_h = *interval};
+    dnnplan::checkpoint_result r;
+    try {
+        r = dnnplan::solve(request);
+    } catch (const dnnplan::invalid_input& e) {
+        // The library names the request's member; the user typed the flag.
+        std::string flag_name = "--" + e.field();
+        std::replace(flag_name.begin(), flag_name.end(), '_', '-');
+        throw command_line_error{flag_name + " " + e.value() + ": expected " + e.expected()};
+    }
+    const auto optional_number = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
+    if (json) {
+        nlohmann::ordered_json out;
+        out["expected_h"] = r.plan && std::isfinite(r.plan->expected_h) ? nlohmann::ordered_json(r.plan->expected_h) : nlohmann::ordered_json();
+        out["p_meet_deadline"] = r.plan ? nlohmann::ordered_json(r.plan->p_meet_deadline) : nlohmann::ordered_json();
+        out["p_error_bound"] = r.plan ? nlohmann::ordered_json(r.plan->p_error_bound) : nlohmann::ordered_json();
+        out["segments"] = r.plan ? nlohmann::ordered_json(r.plan->segments) : nlohmann::ordered_json();
+        out["young_interval_h"] = optional_number(r.details.young_interval_h);
+        out["daly_interval_h"] = optional_number(r.details.daly_interval_h);
+        std::cout << out.dump(2) << '\n';
+        return 0;
+    }
+    if (!r.plan) {
+        std::cout << "status: " << to_string(r.status) << ": " << r.reason << '\n';
+        return 0;
+    }
+    std::cout << "segments:            " << r.plan->segments << " of " << format(r.plan->interval_h) << " h (last "
+              << format(r.plan->last_segment_h) << " h)\n"
+              << "no-failure time:     " << format(r.plan->no_failure_h) << " h\n"
+              << "expected time E[T]:  " << (std::isfinite(r.plan->expected_h) ? format(r.plan->expected_h) + " h" : "beyond a double")
+              << '\n'
+              << "P(T <= " << format(*deadline) << " h):     " << format(r.plan->p_meet_deadline) << " (error <= "
+              << format(r.plan->p_error_bound, 2) << ")\n"
+              << "Young's interval:    "
+              << (r.details.young_interval_h ? format(*r.details.young_interval_h) + " h" : "none (no preemptions)") << '\n'
+              << "Daly's interval:     "
+              << (r.details.daly_interval_h ? format(*r.details.daly_interval_h) + " h" : "none (no preemptions)") << '\n';
+    return 0;
+}
+
+// ---- plan ----------------------------------------------------------------------------------------
+
+/// The problem document with every {"trace_csv": FILE} replaced by the trace it names (read
+/// relative to `folder`; the bundled problem's p3-trace.csv is compiled in).
+template <class Json>
+void resolve_traces(Json& document, const std::optional<std::filesystem::path>& folder, const std::string& what) {
+    if (!document.is_object() || !document.contains("offers") || !document["offers"].is_array()) return;
+    for (std::size_t i = 0; i < document["offers"].size(); ++i) {
+        auto& offer = document["offers"][i];
+        if (!offer.is_object() || !offer.contains("preemption")) continue;
+        auto& preemption = offer["preemption"];
+        if (!preemption.is_object() || !preemption.contains("trace_csv")) continue;
+        const std::string field = "offers[" + std::to_string(i) + "].preemption.trace_csv";
+        if (preemption.size() != 1 || !preemption["trace_csv"].is_string())
+            throw input_error{what + ": " + field + ": expected {\"trace_csv\": FILE} alone"};
+        const std::string file = preemption["trace_csv"].template get<std::string>();
+        dnnplan::instance_trace trace;
+        if (!folder) {
+            if (file != "p3-trace.csv") throw input_error{what + ": " + field + " = " + file + ": the bundled problem has p3-trace.csv only"};
+            trace = dnnplan::parse_instance_trace(dnnplan_examples::p3_trace_csv);
+        } else {
+            const std::filesystem::path path = std::filesystem::path(file).is_absolute() ? std::filesystem::path(file) : *folder / file;
+            std::ifstream in(path);
+            if (!in) throw input_error{what + ": " + field + ": cannot open " + path.string()};
+            try {
+                trace = dnnplan::parse_instance_trace(in);
+            } catch (const dnnplan::error& e) {
+                throw input_error{path.string() + ": " + e.what()};
+            }
+        }
+        Json events = Json::array();
+        for (const auto& e : trace.events)
+            events.push_back({{"time_ms", e.time_ms}, {"event", std::string(to_string(e.kind))}, {"node", e.node}});
+        preemption = Json{{"trace", Json{{"events", std::move(events)}}}};
+    }
+}
+
+std::string svg_of(const dnnplan::resilience_result& r, double q) {
+    // Expected cost (log scale) against P(T <= D): one point per strategy, the threshold q dashed.
+    const double width = 640, height = 400, left = 70, right = 190, top = 50, bottom = 50;
+    double lo = 1e300, hi = 0.0;
+    for (const auto& c : r.details.strategies)
+        if (c.expected_usd && *c.expected_usd > 0) {
+            lo = std::min(lo, *c.expected_usd);
+            hi = std::max(hi, *c.expected_usd);
+        }
+    if (hi <= 0.0) lo = 1.0, hi = 10.0;
+    const double y_lo = std::pow(10.0, std::floor(std::log10(lo))), y_hi = std::pow(10.0, std::ceil(std::log10(hi) + 1e-12));
+    const auto x_of = [&](double p) { return left + p * (width - left - right); };
+    const auto y_of = [&](double usd) {
+        return top + (std::log10(y_hi) - std::log10(usd)) / (std::log10(y_hi) - std::log10(y_lo)) * (height - top - bottom);
+    };
+    std::ostringstream s;
+    s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "<text x=\"" << left << "\" y=\"22\" font-size=\"15\">Expected cost against P(finish by the deadline)</text>\n"
+      << "<text x=\"" << left << "\" y=\"38\" fill=\"#555\">" << (r.plan ? "plan: " + std::string(to_string(r.plan->strategy)) : std::string("no plan meets q"))
+      << ", q = " << format(q) << "</text>\n";
+    // Axes with ticks.
+    s << "<line x1=\"" << left << "\" y1=\"" << height - bottom << "\" x2=\"" << width - right << "\" y2=\"" << height - bottom
+      << "\" stroke=\"black\"/>\n<line x1=\"" << left << "\" y1=\"" << top << "\" x2=\"" << left << "\" y2=\"" << height - bottom
+      << "\" stroke=\"black\"/>\n";
+    for (int i = 0; i <= 4; ++i) {
+        const double p = i / 4.0;
+        s << "<text x=\"" << x_of(p) << "\" y=\"" << height - bottom + 16 << "\" text-anchor=\"middle\">" << format(p) << "</text>\n";
+    }
+    for (double v = y_lo; v <= y_hi * 1.0001; v *= 10.0)
+        s << "<text x=\"" << left - 6 << "\" y=\"" << y_of(v) + 4 << "\" text-anchor=\"end\">" << format(v) << "</text>\n";
+    s << "<text x=\"" << (left + width - right) / 2 << "\" y=\"" << height - 12 << "\" text-anchor=\"middle\">P(T &lt;= D)</text>\n"
+      << "<text x=\"16\" y=\"" << (top + height - bottom) / 2 << "\" transform=\"rotate(-90 16 " << (top + height - bottom) / 2
+      << ")\" text-anchor=\"middle\">expected cost (USD)</text>\n"
+      << "<line x1=\"" << x_of(q) << "\" y1=\"" << top << "\" x2=\"" << x_of(q) << "\" y2=\"" << height - bottom
+      << "\" stroke=\"#999\" stroke-dasharray=\"4 4\"/>\n";
+    const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
+    std::size_t k = 0;
+    for (const auto& c : r.details.strategies) {
+        const char* colour = colours[k % 4];
+        const double ly = top + 16.0 * static_cast<double>(k);
+        ++k;
+        s << "<circle cx=\"" << width - right + 16 << "\" cy=\"" << ly << "\" r=\"5\" fill=\"" << colour << "\"/>\n"
+          << "<text x=\"" << width - right + 26 << "\" y=\"" << ly + 4 << "\">" << to_string(c.strategy) << "</text>\n";
+        if (!c.expected_usd || *c.expected_usd <= 0.0) continue;  // beyond the horizon: not drawn
+        const bool chosen = r.plan && r.plan->strategy == c.strategy && r.plan->offer == c.offer;
+        s << "<circle cx=\"" << x_of(c.p_meet_deadline) << "\" cy=\"" << y_of(*c.expected_usd) << "\" r=\"" << (chosen ? 8 : 5)
+          << "\" fill=\"" << colour << "\"" << (chosen ? " stroke=\"black\" stroke-width=\"2\"" : "") << "/>\n";
+    }
+    s << "</svg>\n";
+    return s.str();
+}
+
+void print_candidate(const dnnplan::resilience_candidate& c) {
+    const auto interval = [](const dnnplan::estimate_interval& i) {
+        return "[" + (i.lower ? format(*i.lower, 4) : std::string("beyond")) + ", " + (i.upper ? format(*i.upper, 4) : std::string("beyond")) + "]";
+    };
+    std::printf("%-22s %-12s %4d %4d  %-7s +-%-7s %-9s %-20s %-9s %-22s\n", std::string(to_string(c.strategy)).c_str(),
+                c.offer.c_str(), c.instances, c.pipelines, format(c.p_meet_deadline, 4).c_str(), format(c.p_error, 2).c_str(),
+                c.expected_h ? format(*c.expected_h, 4).c_str() : "beyond", interval(c.time_h).c_str(),
+                c.expected_usd ? format(*c.expected_usd, 5).c_str() : "beyond", interval(c.usd).c_str());
+    std::printf("    %s\n", c.note.c_str());
+}
+
+int plan(int argc, char** argv) {
+    bool json = false;
+    std::optional<std::string> svg;
+    const auto positional = parse_command_line({switch_flag("--json", json), text_flag("--svg", svg)}, argc, argv, 2, 1);
+    const bool bundled = positional.empty();
+    const std::string what = bundled ? std::string("the bundled problem") : positional[0];
+    std::string text;
+    std::optional<std::filesystem::path> folder;
+    if (bundled) {
+        text = std::string(dnnplan_examples::resilience_gpt2_p3_json);
+    } else {
+        std::ifstream in = open_input(positional[0]);
+        std::ostringstream buffer;
+        buffer << in.rdbuf();
+        text = buffer.str();
+        folder = std::filesystem::path(positional[0]).parent_path();
+    }
+    const dnnplan::resilience_request request = on_input(what, [&] {
+        nlohmann::ordered_json document = dnnplan::detail::json_io::parse_text(text);
+        resolve_traces(document, folder, what);
+        return document.get<dnnplan::resilience_request>();
+    });
+    const dnnplan::resilience_result r = on_input(what, [&] { return dnnplan::solve(request); });
+    if (svg) {
+        std::ofstream out(*svg);
+        if (!out) throw command_line_error{"cannot write " + *svg};
+        out << svg_of(r, request.job.probability);
+    }
+    if (json) {
+        std::cout << dnnplan::to_json_text(r) << '\n';
+        return 0;
+    }
+    std::cout << "job: " << request.job.model.name << ", " << format(request.job.work_samples) << " samples by "
+              << format(request.job.deadline_h) << " h with probability >= " << format(request.job.probability) << "\n"
+              << "status: " << to_string(r.status) << ": " << r.reason << "\n\n";
+    std::printf("%-22s %-12s %4s %4s  %-17s %-9s %-20s %-9s %-22s\n", "strategy", "offer", "inst", "pipe", "P(T <= D)",
+                "E[T] h", "95% T h", "E[USD]", "95% USD");
+    for (const auto& c : r.details.strategies) print_candidate(c);
+    if (r.plan) {
+        std::cout << "\nplan: " << to_string(r.plan->strategy) << " on " << r.plan->offer << ", " << r.plan->instances
+                  << " instances";
+        if (r.plan->pipelines > 0) std::cout << " (" << r.plan->pipelines << (r.plan->pipelines == 1 ? " pipeline)" : " pipelines)");
+        if (r.plan->checkpoint_interval_h) std::cout << ", checkpoint every " << format(*r.plan->checkpoint_interval_h) << " h";
+        std::cout << ": expected " << format(*r.plan->expected_usd, 5) << " USD, " << format(*r.plan->expected_h, 4)
+                  << " h, P(T <= D) = " << format(r.plan->p_meet_deadline, 4);
+        if (r.plan->samples_per_usd) std::cout << ", " << format(*r.plan->samples_per_usd, 5) << " samples per USD";
+        std::cout << '\n';
+    } else {
+        std::cout << "\nno plan: the best probability reached is " << format(r.details.best_probability, 4) << '\n';
+    }
+    std::cout << r.details.simulations << " simulations, " << format(r.counters.elapsed_s, 3) << " s\n";
+    return 0;
+}
+
+int run(int argc, char** argv) {
+    if (argc < 2) throw command_line_error{"a command is needed: simulate, checkpoint or plan"};
+    const std::string_view command = argv[1];
+    try {
+        if (command == "-h" || command == "--help") throw help_requested{};
+        if (command == "simulate") return simulate(argc, argv);
+        if (command == "checkpoint") return checkpoint(argc, argv);
+        if (command == "plan") return plan(argc, argv);
+    } catch (const help_requested&) {
+        std::cout << forms << '\n';
+        return 0;
+    }
+    throw command_line_error{"unknown command " + std::string(command) + " (simulate, checkpoint or plan)"};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return guarded_main("resilience_plan", usage, argc, argv, run); }
