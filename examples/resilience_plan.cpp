@@ -16,9 +16,9 @@
 // (GPT-2 on Bamboo's p3 trace, q = 0.9); --svg draws each strategy's expected cost against its
 // P(T <= D). Malformed input: one line on stderr, exit 2, nothing on stdout.
 
-#include <dnnplan/fit/numeric_kernels.hpp>
 #include <dnnplan/io/bamboo_trace.hpp>
 #include <dnnplan/io/resilience_json.hpp>
+#include <dnnplan/preemption/bamboo_seeds.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
 #include <dnnplan/preemption/checkpoint_restart.hpp>
 #include <dnnplan/solve/resilience.hpp>
@@ -132,64 +132,28 @@ int simulate(int argc, char** argv) {
         throw command_line_error{"--removal-probability " + format(*removal) + ": expected a probability in [0, 1]"};
     const auto [first, last] = seed_range(*seeds);
     const dnnplan::bamboo_random_options random{.capacity = options.model.random_capacity, .removal_probability = *removal};
-    std::vector<dnnplan::bamboo_run> runs;
-    for (std::uint64_t seed = first; seed <= last; ++seed) runs.push_back(dnnplan::simulate_bamboo(random, seed, options));
-
-    // Means over the completed runs, with Student-t 95% intervals of the means.
-    struct figure {
-        std::string_view key;
-        double (*of)(const dnnplan::bamboo_run&);
-    };
-    static constexpr figure figures[] = {
-        {"preemptions", [](const dnnplan::bamboo_run& r) { return static_cast<double>(r.preemptions); }},
-        {"fatal_failures", [](const dnnplan::bamboo_run& r) { return static_cast<double>(r.fatal_failures); }},
-        {"steps", [](const dnnplan::bamboo_run& r) { return static_cast<double>(r.steps); }},
-        {"average_instances", [](const dnnplan::bamboo_run& r) { return r.average_instances; }},
-        {"samples_per_s", [](const dnnplan::bamboo_run& r) { return r.samples_per_s; }},
-        {"usd_per_h", [](const dnnplan::bamboo_run& r) { return r.usd_per_h; }},
-        {"value", [](const dnnplan::bamboo_run& r) { return r.value; }},
-        {"on_demand_samples_per_s", [](const dnnplan::bamboo_run& r) { return r.on_demand_samples_per_s; }},
-        {"on_demand_usd_per_h", [](const dnnplan::bamboo_run& r) { return r.on_demand_usd_per_h; }},
-        {"on_demand_value", [](const dnnplan::bamboo_run& r) { return r.on_demand_value; }},
-    };
-    std::vector<const dnnplan::bamboo_run*> completed;
-    for (const auto& r : runs)
-        if (r.status == dnnplan::bamboo_status::completed) completed.push_back(&r);
-    const auto n = static_cast<double>(completed.size());
-    const double t = completed.size() >= 2 ? dnnplan::detail::student_t_quantile(n - 1.0, 0.975) : 0.0;
-    nlohmann::ordered_json mean, interval;
-    for (const figure& f : figures) {
-        if (completed.empty()) {
-            mean[std::string(f.key)] = nullptr;
-            interval[std::string(f.key)] = nullptr;
-            continue;
-        }
-        double sum = 0.0, squares = 0.0;
-        for (const auto* r : completed) sum += f.of(*r);
-        const double m = sum / n;
-        for (const auto* r : completed) squares += (f.of(*r) - m) * (f.of(*r) - m);
-        mean[std::string(f.key)] = m;
-        if (completed.size() >= 2) {
-            const double half = t * std::sqrt(squares / (n - 1.0) / n);
-            interval[std::string(f.key)] = {m - half, m + half};
-        } else {
-            interval[std::string(f.key)] = nullptr;  // one run: no interval
-        }
-    }
+    const dnnplan::bamboo_seed_summary summary = dnnplan::simulate_bamboo_seeds(random, first, last, options);
+    const auto optional_number = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
     if (json) {
-        nlohmann::ordered_json out;
+        nlohmann::ordered_json out, mean, interval;
+        for (std::size_t f = 0; f < dnnplan::bamboo_figures.size(); ++f) {
+            const std::string key(dnnplan::bamboo_figures[f].name);
+            const auto& s = summary.figures[f];
+            mean[key] = optional_number(s.mean);
+            interval[key] = s.lower ? nlohmann::ordered_json{*s.lower, *s.upper} : nlohmann::ordered_json();
+        }
         out["model"] = options.model.name;
         out["removal_probability"] = *removal;
         out["seeds"] = {first, last};
-        out["runs"] = runs.size();
-        out["completed"] = completed.size();
-        out["mean"] = mean;
-        out["interval_95"] = interval;
+        out["runs"] = summary.runs.size();
+        out["completed"] = summary.completed;
+        out["mean"] = std::move(mean);
+        out["interval_95"] = std::move(interval);
         nlohmann::ordered_json per_seed = nlohmann::ordered_json::array();
-        for (std::size_t i = 0; i < runs.size(); ++i) {
-            auto j = run_json(runs[i]);
+        for (std::size_t i = 0; i < summary.runs.size(); ++i) {
             nlohmann::ordered_json row;
             row["seed"] = first + i;
+            const auto j = run_json(summary.runs[i]);
             for (auto it = j.begin(); it != j.end(); ++it) row[it.key()] = it.value();
             per_seed.push_back(std::move(row));
         }
@@ -198,14 +162,13 @@ int simulate(int argc, char** argv) {
         return 0;
     }
     std::cout << options.model.name << ", removal probability " << format(*removal) << " per hour, seeds " << first << "-" << last
-              << ": " << completed.size() << " of " << runs.size() << " runs completed\n";
-    if (completed.empty()) return 0;
+              << ": " << summary.completed << " of " << summary.runs.size() << " runs completed\n";
+    if (summary.completed == 0) return 0;
     std::cout << "figure                    mean        95% interval of the mean\n";
-    for (const figure& f : figures) {
-        std::printf("%-24s  %-10s", std::string(f.key).c_str(), format(mean[std::string(f.key)].get<double>()).c_str());
-        if (!interval[std::string(f.key)].is_null())
-            std::printf("  [%s, %s]", format(interval[std::string(f.key)][0].get<double>()).c_str(),
-                        format(interval[std::string(f.key)][1].get<double>()).c_str());
+    for (std::size_t f = 0; f < dnnplan::bamboo_figures.size(); ++f) {
+        const auto& s = summary.figures[f];
+        std::printf("%-24s  %-10s", std::string(dnnplan::bamboo_figures[f].name).c_str(), format(*s.mean).c_str());
+        if (s.lower) std::printf("  [%s, %s]", format(*s.lower).c_str(), format(*s.upper).c_str());
         std::printf("\n");
     }
     return 0;

@@ -129,3 +129,27 @@ TEST_CASE("malformed resilience requests name the field", "[io][json][resilience
     CHECK(field_of_request(with(text, R"("offers": [)", R"("offers": [], "x": [)")) == "x");
     CHECK_THROWS_AS(dnnplan::parse_resilience_request(std::string_view("{\"job\": ")), dnnplan::parse_error);
 }
+
+namespace {
+struct never_preempted {  // a process of the test's own
+    double preemptions_per_instance_h() const noexcept { return 0.0; }
+    dnnplan::instance_trace events(std::int32_t capacity, std::int64_t, std::uint64_t) const {
+        dnnplan::instance_trace out;
+        for (std::int32_t i = 0; i < capacity; ++i) out.events.push_back({0, dnnplan::instance_event_kind::add, "n" + std::to_string(i)});
+        return out;
+    }
+};
+}  // namespace
+
+TEST_CASE("a request holding a process of the caller's own says it has no JSON form", "[io][json][resilience][errors]") {
+    auto r = dnnplan::parse_resilience_request(request_text);
+    r.offers[1].preemption = dnnplan::any_preemption_process(never_preempted{});
+    try {
+        (void)dnnplan::to_json_text(r);
+        FAIL("written");
+    } catch (const dnnplan::invalid_input& e) {
+        FAIL("an invalid_input: " << e.what());
+    } catch (const dnnplan::error& e) {
+        CHECK_THAT(e.what(), Contains("offers[1].preemption") && Contains("no JSON form"));
+    }
+}

@@ -4,6 +4,7 @@
 // rows are its output: docs/models/bamboo.md), random mode seed for seed against Bamboo's Python
 // draws, closed-form step runs against the one-by-one loop, and conservation of instances.
 #include <dnnplan/io/bamboo_trace.hpp>
+#include <dnnplan/preemption/bamboo_seeds.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
 #include <dnnplan/preemption/python_random.hpp>
 
@@ -11,6 +12,7 @@
 
 #include "../support/checks.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -244,4 +246,43 @@ TEST_CASE("bad simulation options are rejected naming the field", "[preemption][
     const bamboo_run r = simulate_bamboo(t, options_for(bamboo_model::gpt2));
     CHECK(r.status == bamboo_status::never_trained);
     CHECK(r.steps == 0);
+}
+
+TEST_CASE("random mode over seeds: every seed's run, the means and the intervals of the means", "[preemption][bamboo][random]") {
+    // Seeds 1-3 of the case above: 26, 29 and 29 preemptions.
+    const bamboo_random_options random{.capacity = 48, .start_hour = 0, .removal_probability = 0.05};
+    const auto o = options_for(bamboo_model::gpt2);
+    const bamboo_seed_summary s = simulate_bamboo_seeds(random, 1, 3, o);
+    REQUIRE(s.runs.size() == 3);
+    CHECK(s.completed == 3);
+    CHECK(s.runs[0].steps == simulate_bamboo(random, 1, o).steps);
+    CHECK(s.runs[2].steps == simulate_bamboo(random, 3, o).steps);
+    const run_figure_summary& p = s.figure("preemptions");
+    CHECK(*p.mean == 28.0);
+    // s = sqrt(((26 - 28)^2 + 1 + 1) / 2) = sqrt(3); with 2 degrees of freedom Student's t has the
+    // quantile t_p = (2p - 1) / sqrt(2 p (1 - p)): 4.3027 at p = 0.975.
+    const double t = 0.95 / std::sqrt(2.0 * 0.975 * 0.025);
+    CHECK(*p.upper - 28.0 == Approx(t * std::sqrt(3.0) / std::sqrt(3.0)).epsilon(1e-12));
+    CHECK(28.0 - *p.lower == Approx(*p.upper - 28.0).epsilon(1e-12));
+    CHECK(*s.figure("steps").mean == Approx((33761.0 + 38388.0 + 36381.0) / 3.0).epsilon(1e-15));
+    const bamboo_seed_summary one = simulate_bamboo_seeds(random, 7, 7, o);
+    CHECK(one.figure("value").mean);
+    CHECK_FALSE(one.figure("value").lower);  // one run: no interval
+    CHECK_THROWS_AS(s.figure("speed"), invalid_input);
+}
+
+TEST_CASE("random mode over seeds: bad arguments name the field", "[preemption][bamboo][random][errors]") {
+    const bamboo_random_options random{.capacity = 48, .removal_probability = 0.05};
+    const auto field = [](auto&& f) {
+        try {
+            f();
+        } catch (const invalid_input& e) {
+            return std::string(e.field());
+        }
+        return std::string("(accepted)");
+    };
+    CHECK(field([&] { (void)simulate_bamboo_seeds(random, 5, 4); }) == "last_seed");
+    CHECK(field([&] { (void)simulate_bamboo_seeds(random, 0, max_bamboo_seeds); }) == "last_seed");
+    CHECK(field([&] { (void)simulate_bamboo_seeds(random, 1, 2, {}, 1.0); }) == "confidence");
+    CHECK(field([&] { (void)simulate_bamboo_seeds(bamboo_random_options{.capacity = 0}, 1, 2); }) == "random.capacity");
 }

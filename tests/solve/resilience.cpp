@@ -238,6 +238,61 @@ TEST_CASE("resilience: the same request gives the same result", "[solve][resilie
     CHECK(a.counters.evaluations == b.counters.evaluations);
 }
 
+namespace {
+
+/// A process of the test's own (preemption_process): one instance of the pool lost every
+/// `period_ms`, the oldest first, replaced one minute later; the seed is ignored.
+struct periodic_loss {
+    std::int64_t period_ms = 1'800'000;
+    double preemptions_per_instance_h() const noexcept { return 0.0; }  // per instance: see events()
+    dnnplan::instance_trace events(std::int32_t capacity, std::int64_t horizon_ms, std::uint64_t) const {
+        dnnplan::instance_trace out;
+        std::vector<std::string> live;
+        std::int64_t next = 0;
+        for (std::int32_t i = 0; i < capacity; ++i) {
+            live.push_back("n" + std::to_string(next++));
+            out.events.push_back({0, dnnplan::instance_event_kind::add, live.back()});
+        }
+        for (std::int64_t t = period_ms; t <= horizon_ms && capacity > 0; t += period_ms) {
+            out.events.push_back({t, dnnplan::instance_event_kind::remove, live.front()});
+            live.erase(live.begin());
+            if (t + 60'000 > horizon_ms) break;
+            live.push_back("n" + std::to_string(next++));
+            out.events.push_back({t + 60'000, dnnplan::instance_event_kind::add, live.back()});
+        }
+        return out;
+    }
+};
+static_assert(dnnplan::preemption_process<periodic_loss>);
+
+}  // namespace
+
+TEST_CASE("resilience: a preemption process written in the test goes into the planner", "[solve][resilience][concepts]") {
+    auto request = small_request(0.5);
+    request.offers[0].preemption = dnnplan::any_preemption_process(periodic_loss{});
+    request.options.checkpoint_restart = false;
+    const auto r = dnnplan::solve(request);
+    REQUIRE(r.plan);
+    // The process is deterministic: every realisation is the same run, so P is 0 or 1 and the
+    // interval has no width.
+    const auto& rc = strategy_of(r, resilience_strategy::redundant_computation);
+    CHECK((rc.p_meet_deadline == 0.0 || rc.p_meet_deadline == 1.0));
+    REQUIRE(rc.time_h.lower);
+    REQUIRE(rc.time_h.upper);
+    CHECK(*rc.time_h.lower == *rc.time_h.upper);
+    // What it did is what the simulation of its events gives.
+    dnnplan::bamboo_options b;
+    b.model = small_model();
+    b.duration_ms = 3 * 7'200'000;
+    b.target_steps = 3600;
+    b.spot_usd_per_h = 0.3;
+    b.on_demand_usd_per_h = 1.0;
+    b.beyond_table = dnnplan::beyond_step_table::use_last_row;
+    const auto run = dnnplan::simulate_bamboo(periodic_loss{}.events(2 * rc.pipelines, 3 * 7'200'000, 1), b);
+    CHECK(*rc.expected_h == Approx(run.end_h).epsilon(1e-12));
+    CHECK(*rc.expected_usd == Approx(run.usd_per_h * run.end_h).epsilon(1e-12));
+}
+
 TEST_CASE("resilience: malformed requests name the field", "[solve][resilience][errors]") {
     auto r = small_request(0.5);
     r.job.probability = 0.0;
@@ -330,6 +385,17 @@ TEST_CASE("spot under preemptions: one of two workers added together lost before
                                                                   processes, 1000.0, 3'600'000, 1'200'000, 60'000, 0, 1);
     CHECK(std::isfinite(o.time_s));
     CHECK(o.time_s > 60.0);  // nobody works before the survivor is ready
+}
+
+TEST_CASE("spot under preemptions: a preemption process written in the test goes into the planner",
+          "[solve][resilience][spot][concepts]") {
+    auto request = spot_request_with(0.0);
+    for (auto& [name, process] : request.preemption.per_type) process = dnnplan::any_preemption_process(periodic_loss{600'000});
+    const auto r = dnnplan::solve(request);
+    // Deterministic losses: the probability is 0 or 1, and a plan, if any, meets it with 1.
+    CHECK((r.details.best_probability == 0.0 || r.details.best_probability == 1.0));
+    if (r.plan) CHECK(r.details.p_meet_deadline == 1.0);
+    CHECK(r.details.planner_runs >= 1);
 }
 
 TEST_CASE("spot under preemptions: malformed requests name the field", "[solve][resilience][spot][errors]") {

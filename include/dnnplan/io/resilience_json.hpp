@@ -104,6 +104,8 @@ struct json_value_io<preemption_model> {
             out["poisson"] = write_value<Json>(*p, member_path(path, "poisson"));
         } else if (const auto* r = std::get_if<bamboo_random_process>(&model)) {
             out["bamboo_random"] = write_value<Json>(r->options, member_path(path, "bamboo_random"));
+        } else if (std::holds_alternative<any_preemption_process>(model)) {
+            throw error("cannot write " + field_of(path) + " as JSON: a preemption process of the caller's own has no JSON form");
         } else {
             const auto& t = std::get<trace_replay>(model);
             const std::string trace_path = member_path(path, "trace");
