@@ -313,7 +313,7 @@ TEST_CASE("a PipeDream request and its result round-trip; the result has the res
     CHECK(ordered_json(dnnplan::pipedream_options{.machines = {2, 4}}).dump() ==
           R"({"machines":[2,4],"bandwidths_bytes_per_s":[],"activation_compression_ratio":null,"straight_pipeline":false,)"
           R"("use_memory_constraint":false,"memory_bytes":16000000000.0,"use_fewer_machines":false,)"
-          R"("budget":{"max_nodes":10000000,"max_evaluations":10000000,"max_time_s":0.0}})");
+          R"("budget":{"max_nodes":10000000,"max_evaluations":1000000000,"max_time_s":0.0}})");
 
     const auto r = dnnplan::solve(request);
     REQUIRE(r.status == dnnplan::solve_status::optimal);

@@ -19,10 +19,12 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -952,4 +954,34 @@ TEST_CASE("the chain solver's budget counts its bit rows and its arrays over the
                                        {{0, 1}})};
     two.options.machines = {std::numeric_limits<std::int32_t>::max()};
     CHECK(dnnplan::solve(two).status == dnnplan::solve_status::budget_exhausted);
+}
+
+TEST_CASE("fuzz finding: the recurrence stops at the evaluation budget", "[pipedream][fuzz][budget]") {
+    // tests/fixtures/fuzz_findings/README.md, pipedream_graph-15: under the fuzz harness's budget
+    // (20,000 nodes and evaluations) the recurrence computed 33,344 stage times; max_evaluations
+    // was not checked. The harness's first byte (0x12) says 3 machines and a straight pipeline.
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/pipedream_graph-15-evaluations-over-budget.bin",
+                     std::ios::binary);
+    REQUIRE(in);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(bytes.size() > 1);
+    CHECK(static_cast<unsigned char>(bytes[0]) == 0x12U);
+    dnnplan::pipedream_request request{.graph = dnnplan::parse_pipedream_graph(std::string_view(bytes).substr(1))};
+    request.options.machines = {3};
+    request.options.straight_pipeline = true;
+    const auto unlimited = dnnplan::solve(request);  // the default budget: 10^9 evaluations
+    REQUIRE(unlimited.status == dnnplan::solve_status::optimal);
+    CHECK(unlimited.counters.evaluations > 20'000);
+    request.options.budget = {.max_nodes = 20'000, .max_evaluations = 20'000, .max_time_s = 0.0};
+    const auto r = dnnplan::solve(request);
+    CHECK(r.status == dnnplan::solve_status::budget_exhausted);
+    CHECK_FALSE(r.plan);
+    CHECK_FALSE(r.objective_value);
+    CHECK(r.counters.evaluations == 20'000);
+    CHECK_THAT(r.reason, Catch::Contains("evaluation budget of 20000"));
+    // A budget the answer fits in gives the same answer.
+    request.options.budget.max_evaluations = unlimited.counters.evaluations;
+    const auto enough = dnnplan::solve(request);
+    REQUIRE(enough.status == dnnplan::solve_status::optimal);
+    CHECK(enough.objective_value == unlimited.objective_value);
 }

@@ -42,11 +42,15 @@ struct pipedream_options {
     bool use_memory_constraint = false;
     double memory_bytes = 16e9;                     ///< -s
     bool use_fewer_machines = false;
-    /// Checked before the recurrence runs against its memory: nodes = the cells of its tables
-    /// (states x machines per level, and (states + 1) x states between levels; for a chain on one
-    /// level, the chain solver's rows of machine-count bits, 64 to a cell, and its three arrays
-    /// over the machine counts). Over it: status budget_exhausted. (build_antichain_states has its own limit on the states.)
-    search_budget budget{};
+    /// max_nodes is checked before the recurrence runs against its memory: nodes = the cells of its
+    /// tables (states x machines per level, and (states + 1) x states between levels; for a chain
+    /// on one level, the chain solver's rows of machine-count bits, 64 to a cell, and its three
+    /// arrays over the machine counts). max_evaluations stops the recurrence once it has computed
+    /// that many stage times (state pairs). Over either: status budget_exhausted, no plan.
+    /// (build_antichain_states has its own limit on the states.) The default evaluations, 10^9
+    /// stage times, take about 15 s (docs/solvers/partition.md); the largest of PipeDream's own
+    /// runs, gnmt_large on two levels, needs 138 million.
+    search_budget budget{.max_nodes = 10'000'000, .max_evaluations = 1'000'000'000, .max_time_s = 0.0};
 
     void validate(std::string_view path = "") const {
         const std::string p = detail::field_prefix(path);
@@ -276,11 +280,15 @@ struct pipedream_scratch {
 // Row `first` of one level: PipeDream's initialisation of A[first][j][m], then its recurrence
 // over k in P(j) (not in P(first - 1) when first > 0), every cell exact. `machines` is the
 // level's M; is_pred[i][k]: state k is a predecessor of state i (needed when first > 0).
-inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichain_states& states,
-                                const std::vector<std::vector<bool>>* is_pred, std::size_t first,
-                                std::int32_t machines, bool straight, bool fewer, pipedream_row& row,
-                                pipedream_scratch& scratch, pipedream_counters& counters,
-                                double upper_bound = std::numeric_limits<double>::infinity()) {
+// max_state_pairs > 0: stops once counters.state_pairs reaches it (the evaluation budget) and
+// returns false, the row then unfinished; true: the row is complete.
+[[nodiscard]] inline bool solve_pipedream_row(const pipedream_stage_cost& cost, const antichain_states& states,
+                                              const std::vector<std::vector<bool>>* is_pred, std::size_t first,
+                                              std::int32_t machines, bool straight, bool fewer, pipedream_row& row,
+                                              pipedream_scratch& scratch, pipedream_counters& counters,
+                                              double upper_bound = std::numeric_limits<double>::infinity(),
+                                              std::int64_t max_state_pairs = 0) {
+    bool stopped = false;
     const double inf = std::numeric_limits<double>::infinity();
     const std::size_t s_count = cost.num_states();
     const auto m_count = static_cast<std::size_t>(machines);
@@ -323,6 +331,7 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
                 scratch.useful[k / 64] |= std::uint64_t{1} << (k % 64);
     }
     for (std::size_t j = first; j < s_count; ++j) {
+        if (stopped) return false;
         if (filtered && j > first && row.prefix_min[(j - 1) * m_count + m_count - 2] >= upper_bound)
             scratch.useful[(j - 1) / 64] &= ~(std::uint64_t{1} << ((j - 1) % 64));
         // Initialisation: states first..j as one stage on m + 1 machines.
@@ -365,6 +374,10 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
                 // over its replicas).
                 if (row.prefix_min[k * m_count + m_hi - 1] >= upper_bound) return;
                 if (std::max(c, transfer) >= upper_bound * static_cast<double>(std::min(m_hi, max_replicas)) * margin) return;
+            }
+            if (stopped || (max_state_pairs > 0 && counters.state_pairs >= max_state_pairs)) {
+                stopped = true;
+                return;
             }
             ++counters.state_pairs;
             const double w = cost.parameter_bytes(k + 1, j + 1);
@@ -481,6 +494,7 @@ inline void solve_pipedream_row(const pipedream_stage_cost& cost, const antichai
         }
         row.finish(j);
     }
+    return !stopped;
 }
 
 }  // namespace detail
@@ -589,6 +603,19 @@ inline pipedream_stage describe_stage(const layer_graph& graph, const antichain_
 }
 
 inline constexpr double chain_tolerance = 1e-10;
+
+/// The recurrence stopped at the evaluation budget: no plan, nothing proven.
+[[nodiscard]] inline pipedream_result pipedream_over_evaluations(std::size_t num_states, const pipedream_counters& work,
+                                                                 std::int64_t max_evaluations) {
+    pipedream_result result;
+    result.status = solve_status::budget_exhausted;
+    result.details = {.num_states = num_states, .work = work};
+    result.counters.evaluations = work.state_pairs;
+    result.counters.nodes = work.cells + work.threshold_decisions;
+    result.reason = "the recurrence stopped at the evaluation budget of " + std::to_string(max_evaluations) +
+                    " stage times (options.budget.max_evaluations), before a partition was proven";
+    return result;
+}
 
 /// The result of a partition found (optimal) or of none (infeasible: +inf time).
 [[nodiscard]] inline pipedream_result pipedream_finish(std::optional<pipedream_plan> plan, std::size_t num_states,
@@ -731,8 +758,10 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
             if (cap <= 3.0 * bound) bound = cap;
             while (true) {
                 bound = std::min(bound, cap);
-                detail::solve_pipedream_row(cost, built, nullptr, 0, machines, options.straight_pipeline,
-                                            options.use_fewer_machines, row, scratch, work, bound);
+                if (!detail::solve_pipedream_row(cost, built, nullptr, 0, machines, options.straight_pipeline,
+                                                 options.use_fewer_machines, row, scratch, work, bound,
+                                                 options.budget.max_evaluations))
+                    return detail::pipedream_over_evaluations(s_count, work, options.budget.max_evaluations);
                 if (row.at(s_count - 1, static_cast<std::size_t>(machines) - 1) < bound || std::isinf(bound)) break;
                 ++work.searches_retried;
                 bound = bound < cap && bound < 16.0 * cost.compute_s(0, s_count) / static_cast<double>(machines)
@@ -746,8 +775,10 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
         const auto m_last = static_cast<std::size_t>(machines) - 1;
         std::vector<double> next((s_count + 1) * s_count, std::numeric_limits<double>::infinity());
         for (std::size_t i = 0; i < s_count; ++i) {
-            detail::solve_pipedream_row(cost, built, &is_pred, i, machines, options.straight_pipeline,
-                                        options.use_fewer_machines, row, scratch, work);
+            if (!detail::solve_pipedream_row(cost, built, &is_pred, i, machines, options.straight_pipeline,
+                                             options.use_fewer_machines, row, scratch, work,
+                                             std::numeric_limits<double>::infinity(), options.budget.max_evaluations))
+                return detail::pipedream_over_evaluations(s_count, work, options.budget.max_evaluations);
             for (std::size_t j = i; j < s_count; ++j) next[i * s_count + j] = row.at(j, m_last);
         }
         table = std::move(next);
