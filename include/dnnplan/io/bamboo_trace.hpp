@@ -17,6 +17,7 @@
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/detail/text_lines.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/preemption/events.hpp>
 
@@ -39,24 +40,9 @@ namespace dnnplan {
 
 namespace detail::trace_csv {
 
-[[nodiscard]] inline std::string_view trim(std::string_view s) noexcept {
-    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-    while (!s.empty() && space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && space(s.back())) s.remove_suffix(1);
-    return s;
-}
-
-[[nodiscard]] inline std::string where(std::int64_t line) { return "line " + std::to_string(line); }
-
-[[noreturn]] inline void fail(std::int64_t line, std::string_view field, std::string_view expected, std::string_view found) {
-    std::string message = "field ";
-    message += field;
-    message += ": expected ";
-    message += expected;
-    message += ", found ";
-    message += quoted_text(found);
-    throw parse_error(where(line), message);
-}
+using text_lines::fail;
+using text_lines::trim;
+using text_lines::where;
 
 /// Checks that line `number` is UTF-8 (it is echoed in messages), then passes it to the reader;
 /// false when the reader wants no more lines.

@@ -9,6 +9,7 @@
 // with where() = "line N" (1-based) and a message naming the field and what was expected.
 
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/detail/text_lines.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/model/sync_data_parallel.hpp>
 
@@ -58,37 +59,14 @@ struct pollux_scalability_row {
 
 namespace detail::pollux_csv {
 
-[[nodiscard]] inline std::string_view trim(std::string_view s) noexcept {
-    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-    while (!s.empty() && space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && space(s.back())) s.remove_suffix(1);
-    return s;
-}
+using text_lines::trim;
+using text_lines::where;
 
-[[nodiscard]] inline std::string where(std::int64_t line) {
-    std::string w = "line ";
-    w += std::to_string(line);
-    return w;
-}
-
-[[nodiscard]] inline std::string quoted(std::string_view text) {
-    std::string out = "\"";
-    std::size_t cut = std::min<std::size_t>(text.size(), 60);
-    while (cut < text.size() && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;  // UTF-8 boundary
-    out += text.substr(0, cut);
-    if (cut < text.size()) out += "...";
-    out += '"';
-    return out;
-}
+/// Excerpts of a CSV cell are cut after 60 bytes.
+[[nodiscard]] inline std::string quoted(std::string_view text) { return text_lines::quoted_text(text, 60); }
 
 [[noreturn]] inline void fail(std::int64_t line, std::string_view field, std::string_view expected, std::string_view found) {
-    std::string message = "field ";
-    message += field;
-    message += ": expected ";
-    message += expected;
-    message += ", found ";
-    message += quoted(found);
-    throw parse_error(where(line), message);
+    text_lines::fail(line, field, expected, found, 60);
 }
 
 /// Splits on commas; exactly names.size() fields or a parse_error naming the columns.

@@ -8,6 +8,7 @@
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/detail/text_lines.hpp>
 #include <dnnplan/detail/validate.hpp>
 
 #include <array>
@@ -54,16 +55,7 @@ struct instance_event_problem {
     std::string expected{};
 };
 
-/// `text` in quotes, cut after 80 bytes (on a UTF-8 boundary) with "..." when longer.
-[[nodiscard]] inline std::string quoted_text(std::string_view text) {
-    std::size_t cut = text.size() < 80 ? text.size() : 80;
-    while (cut < text.size() && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
-    std::string out = "\"";
-    out += text.substr(0, cut);
-    if (cut < text.size()) out += "...";
-    out += '"';
-    return out;
-}
+using text_lines::quoted_text;
 
 /// `name(k)` names event k in a message ("events[3]", or the reader's "line 7").
 template <class Name>

@@ -1,0 +1,49 @@
+#pragma once
+// What the line-oriented readers (io/pollux_trace.hpp, io/bamboo_trace.hpp) and the messages
+// that quote a user's text share: a quoted excerpt, blanks trimmed, "line N", and the parse_error
+// of a malformed field ("line N: field F: expected E, found \"...\"").
+
+#include <dnnplan/core/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace dnnplan::detail::text_lines {
+
+/// `text` in quotes, cut after `max_bytes` (on a UTF-8 boundary) with "..." when longer.
+[[nodiscard]] inline std::string quoted_text(std::string_view text, std::size_t max_bytes = 80) {
+    std::size_t cut = text.size() < max_bytes ? text.size() : max_bytes;
+    while (cut < text.size() && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
+    std::string out = "\"";
+    out += text.substr(0, cut);
+    if (cut < text.size()) out += "...";
+    out += '"';
+    return out;
+}
+
+/// Without leading and trailing blanks, tabs, CR (of CRLF files) and LF.
+[[nodiscard]] inline std::string_view trim(std::string_view s) noexcept {
+    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+[[nodiscard]] inline std::string where(std::int64_t line) { return "line " + std::to_string(line); }
+
+/// Throws parse_error(where(line), "field F: expected E, found \"...\"") (the found text quoted,
+/// cut after `max_bytes`).
+[[noreturn]] inline void fail(std::int64_t line, std::string_view field, std::string_view expected, std::string_view found,
+                              std::size_t max_bytes = 80) {
+    std::string message = "field ";
+    message += field;
+    message += ": expected ";
+    message += expected;
+    message += ", found ";
+    message += quoted_text(found, max_bytes);
+    throw parse_error(where(line), message);
+}
+
+}  // namespace dnnplan::detail::text_lines
