@@ -43,8 +43,14 @@
 #include <dnnplan/partition/pipedream_chain.hpp>
 #include <dnnplan/partition/pipeline_dp.hpp>
 
+#include <dnnplan/preemption/bamboo_model.hpp>
+#include <dnnplan/preemption/bamboo_seeds.hpp>
+#include <dnnplan/preemption/bamboo_simulator.hpp>
+#include <dnnplan/preemption/checkpoint_restart.hpp>
 #include <dnnplan/preemption/events.hpp>
 #include <dnnplan/preemption/hazard.hpp>
+#include <dnnplan/preemption/python_random.hpp>
+#include <dnnplan/preemption/sampling.hpp>
 
 #include <dnnplan/search/box_sum.hpp>
 #include <dnnplan/search/cluster_space.hpp>
@@ -58,8 +64,11 @@
 
 #include <dnnplan/solve/hybrid_parallel.hpp>
 #include <dnnplan/solve/pipeline_partition.hpp>
+#include <dnnplan/solve/resilience.hpp>
+#include <dnnplan/solve/resilience_problem.hpp>
 #include <dnnplan/solve/spot_problem.hpp>
 #include <dnnplan/solve/spot_provision.hpp>
+#include <dnnplan/solve/spot_resilience.hpp>
 #include <dnnplan/solve/vm_problem.hpp>
 #include <dnnplan/solve/vm_recommend.hpp>
 #include <dnnplan/solve/vm_request.hpp>

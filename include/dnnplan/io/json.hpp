@@ -10,5 +10,6 @@
 #include <dnnplan/io/fit_json.hpp>
 #include <dnnplan/io/hybrid_json.hpp>
 #include <dnnplan/io/partition_json.hpp>
+#include <dnnplan/io/resilience_json.hpp>
 #include <dnnplan/io/spot_json.hpp>
 #include <dnnplan/io/vm_json.hpp>
