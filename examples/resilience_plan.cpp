@@ -269,15 +269,17 @@ void resolve_traces(Json& document, const std::optional<std::filesystem::path>& 
 
 std::string svg_of(const dnnplan::resilience_result& r, double q) {
     // Expected cost (log scale) against P(T <= D): one point per strategy, the threshold q dashed.
+    // The axis spans at most four decades above the cheapest point; a costlier point (checkpoint-
+    // restart on many spot instances can expect 1e50 USD) sits on the top edge, its cost written.
     const double width = 640, height = 400, left = 70, right = 190, top = 50, bottom = 50;
     double lo = 1e300, hi = 0.0;
     for (const auto& c : r.details.strategies)
-        if (c.expected_usd && *c.expected_usd > 0) {
-            lo = std::min(lo, *c.expected_usd);
-            hi = std::max(hi, *c.expected_usd);
-        }
-    if (hi <= 0.0) lo = 1.0, hi = 10.0;
-    const double y_lo = std::pow(10.0, std::floor(std::log10(lo))), y_hi = std::pow(10.0, std::ceil(std::log10(hi) + 1e-12));
+        if (c.expected_usd && *c.expected_usd > 0) lo = std::min(lo, *c.expected_usd);
+    if (lo == 1e300) lo = 1.0;
+    for (const auto& c : r.details.strategies)
+        if (c.expected_usd && *c.expected_usd > 0 && *c.expected_usd <= lo * 1e4) hi = std::max(hi, *c.expected_usd);
+    const double y_lo = std::pow(10.0, std::floor(std::log10(lo)));
+    const double y_hi = std::max(y_lo * 10.0, std::pow(10.0, std::ceil(std::log10(std::max(hi, lo)) + 1e-12)));
     const auto x_of = [&](double p) { return left + p * (width - left - right); };
     const auto y_of = [&](double usd) {
         return top + (std::log10(y_hi) - std::log10(usd)) / (std::log10(y_hi) - std::log10(y_lo)) * (height - top - bottom);
@@ -314,8 +316,13 @@ std::string svg_of(const dnnplan::resilience_result& r, double q) {
           << "<text x=\"" << width - right + 26 << "\" y=\"" << ly + 4 << "\">" << to_string(c.strategy) << "</text>\n";
         if (!c.expected_usd || *c.expected_usd <= 0.0) continue;  // beyond the horizon: not drawn
         const bool chosen = r.plan && r.plan->strategy == c.strategy && r.plan->offer == c.offer;
-        s << "<circle cx=\"" << x_of(c.p_meet_deadline) << "\" cy=\"" << y_of(*c.expected_usd) << "\" r=\"" << (chosen ? 8 : 5)
-          << "\" fill=\"" << colour << "\"" << (chosen ? " stroke=\"black\" stroke-width=\"2\"" : "") << "/>\n";
+        const bool off_scale = *c.expected_usd > y_hi;
+        const double cx = x_of(c.p_meet_deadline), cy = y_of(off_scale ? y_hi : *c.expected_usd);
+        s << "<circle cx=\"" << cx << "\" cy=\"" << cy << "\" r=\"" << (chosen ? 8 : 5) << "\" fill=\"" << colour << "\""
+          << (chosen ? " stroke=\"black\" stroke-width=\"2\"" : "") << "/>\n";
+        if (off_scale)
+            s << "<text x=\"" << cx + 8 << "\" y=\"" << cy + 14 << "\" fill=\"" << colour << "\">off scale: " << format(*c.expected_usd, 3)
+              << " USD</text>\n";
     }
     s << "</svg>\n";
     return s.str();

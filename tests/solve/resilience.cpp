@@ -201,6 +201,35 @@ TEST_CASE("resilience: the fallback keeps the deadline whenever on-demand alone 
     if (r.plan->strategy != resilience_strategy::spot_with_fallback) CHECK_THAT(fb.note, Catch::Contains("lost:"));
 }
 
+TEST_CASE("resilience: an on-demand layout over the quota rules out the strategies that run it, not redundant computation",
+          "[solve][resilience]") {
+    auto request = small_request(0.3);
+    request.job.model.on_demand_instances = 8;  // 8 on-demand instances, over the quota of 6
+    const auto r = dnnplan::solve(request);
+    std::vector<resilience_strategy> seen;
+    for (const auto& c : r.details.strategies) seen.push_back(c.strategy);
+    CHECK(seen == std::vector<resilience_strategy>{resilience_strategy::redundant_computation});
+    CHECK(r.details.simulations == 3 * request.options.samples);  // P = 1..3 pipelines of 2 still fit
+}
+
+TEST_CASE("resilience: the fallback hands over no earlier than the last safe moment, step by step", "[solve][resilience]") {
+    // Without preemptions spot runs uninterrupted; with a deadline that leaves spot, one pipeline,
+    // room to finish (3,600 steps of 1 s) the fallback never hands over: the same time and cost
+    // as redundant computation on the same runs (runs of steps in closed form are read step by step).
+    auto request = small_request(0.0);
+    request.job.deadline_h = 1.5;  // on-demand needs 1 h + a 0.03 h hand-over
+    request.offers[0].max_instances = 2;
+    request.options.checkpoint_restart = false;
+    const auto r = dnnplan::solve(request);
+    const auto& rc = strategy_of(r, resilience_strategy::redundant_computation);
+    const auto& fb = strategy_of(r, resilience_strategy::spot_with_fallback);
+    REQUIRE(rc.expected_h);
+    REQUIRE(fb.expected_h);
+    CHECK(*fb.expected_h == *rc.expected_h);
+    CHECK(*fb.expected_usd == Approx(*rc.expected_usd).epsilon(1e-12));
+    CHECK(*rc.expected_h > 1.0);  // slower than on-demand, within the deadline
+}
+
 TEST_CASE("resilience: a q nothing meets is a status with the best probability reached", "[solve][resilience]") {
     // Half an hour: on-demand needs 1 h, three pipelines 0.45 h of steps once ready; at 1
     // preemption per instance-hour only some runs make it, and q = 1 asks for all of them.
@@ -227,6 +256,21 @@ TEST_CASE("resilience: the simulation budget ends the comparison with a status",
     CHECK(r.status == solve_status::budget_exhausted);
     CHECK(r.details.simulations == 60);
     CHECK(r.counters.evaluations == 60);
+}
+
+TEST_CASE("resilience: the configuration and time budgets end the comparison with a status too", "[solve][resilience]") {
+    auto request = small_request(0.5);
+    request.options.budget.max_nodes = 1;  // on-demand only
+    auto r = dnnplan::solve(request);
+    CHECK(r.status == solve_status::budget_exhausted);
+    CHECK(r.counters.nodes == 1);
+    REQUIRE(r.plan);
+    CHECK(r.plan->strategy == resilience_strategy::on_demand);
+    CHECK_THAT(r.reason, Catch::StartsWith("the budget ended the comparison"));
+    request.options.budget = {.max_nodes = 0, .max_evaluations = 0, .max_time_s = 1e-9};
+    r = dnnplan::solve(request);
+    CHECK(r.status == solve_status::budget_exhausted);
+    CHECK(r.details.simulations == 0);
 }
 
 TEST_CASE("resilience: the same request gives the same result", "[solve][resilience]") {

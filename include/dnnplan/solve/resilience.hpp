@@ -84,8 +84,10 @@ struct job_figures {
 /// The fallback's outcome of one spot run: (T, cost). The run moves to on-demand when the slack
 /// left, D - t, falls to what on-demand needs for the rest, handover + remaining steps x its step
 /// time; only once the slack has been above that (so that the move keeps the deadline): a job that
-/// on-demand could not finish in time from where it stands stays on spot. Progress counts as a
-/// staircase over the run's progress points (it never overstates the progress made).
+/// on-demand could not finish in time from where it stands stays on spot. Progress is known step
+/// by step: the run records a point after every step and after every run of steps advanced in
+/// closed form, whose steps are evenly spaced from the point before it (bamboo_run::progress), so
+/// a run of n steps is expanded into its n step times.
 [[nodiscard]] inline std::pair<double, double> fallback_outcome(const bamboo_run& run, const resilience_job& job,
                                                                 const resilience_offer& offer, const job_figures& f) {
     const double handover_h = job.checkpoint_h + job.restart_h;
@@ -104,12 +106,19 @@ struct job_figures {
         if (armed && at_h < to_h) return std::max(at_h, from_h);
         return std::nullopt;
     };
+    std::int64_t previous_ms = 0, previous_steps = 0;
     for (const auto& [t_ms, steps] : run.progress) {
-        const double t_h = static_cast<double>(t_ms) / 3.6e6;
-        if (const auto at = crossing(t_h)) return moved(*at);
-        done = steps;
-        from_h = t_h;
-        if (done >= f.target_steps) return {t_h, spot_cost_until(run, t_ms)};
+        const std::int64_t n = steps - previous_steps;  // >= 1; evenly spaced when > 1
+        for (std::int64_t j = 1; j <= n; ++j) {
+            const std::int64_t step_ms = j == n ? t_ms : previous_ms + (t_ms - previous_ms) / n * j;
+            const double t_h = static_cast<double>(step_ms) / 3.6e6;
+            if (const auto at = crossing(t_h)) return moved(*at);
+            done = previous_steps + j;
+            from_h = t_h;
+            if (done >= f.target_steps) return {t_h, spot_cost_until(run, step_ms)};
+        }
+        previous_ms = t_ms;
+        previous_steps = steps;
     }
     // No more progress in the run (it ended at its horizon): the move when the slack runs out.
     if (const auto at = crossing(std::numeric_limits<double>::infinity())) return moved(*at);
@@ -134,10 +143,29 @@ struct job_figures {
     const auto horizon_ms = static_cast<std::int64_t>(std::ceil(job.deadline_h * o.horizon_deadlines * 3.6e6));
     const auto deadline_ms = static_cast<std::int64_t>(std::ceil(job.deadline_h * 3.6e6));
 
+    // The budget: simulations (max_evaluations), configurations evaluated (max_nodes) and time
+    // (max_time_s), each checked before the next configuration; 0: no limit.
+    const auto budget_left = [&](std::int64_t more_simulations) {
+        const search_budget& b = o.budget;
+        if (b.max_evaluations > 0 && simulations + more_simulations > b.max_evaluations) return false;
+        if (b.max_nodes > 0 && static_cast<std::int64_t>(all.size()) >= b.max_nodes) return false;
+        if (b.max_time_s > 0.0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > b.max_time_s)
+            return false;
+        return true;
+    };
+
     for (const resilience_offer& offer : request.offers) {
         const dr::job_figures f = dr::figures_of(job, offer);
+        // On-demand and checkpoint-restart run the on-demand layout (on on-demand and on spot
+        // instances), and the fallback moves to it: they need it within the offer's quota.
+        // Redundant computation needs only its pipelines' instances.
+        const bool layout_fits = f.on_demand_instances <= offer.max_instances;
+        if (!budget_left(0)) {
+            out_of_budget = true;
+            break;
+        }
         // ---- on-demand ----
-        {
+        if (layout_fits) {
             resilience_candidate c{.strategy = resilience_strategy::on_demand, .offer = offer.name,
                                    .instances = f.on_demand_instances};
             const double usd = f.on_demand_h * static_cast<double>(f.on_demand_instances) * offer.on_demand_usd_per_h;
@@ -149,10 +177,14 @@ struct job_figures {
             c.note = "exact: no preemption";
             all.push_back(std::move(c));
         }
-        if (f.on_demand_instances > offer.max_instances) continue;
+        const bool fallback = o.spot_with_fallback && layout_fits;
         const double lambda = dsm::rate_of(offer.preemption);
         // ---- checkpoint-restart ----
-        if (o.checkpoint_restart && std::isfinite(lambda)) {
+        if (o.checkpoint_restart && layout_fits && std::isfinite(lambda)) {
+            if (!budget_left(0)) {
+                out_of_budget = true;
+                break;
+            }
             checkpoint_request cr{.work_h = f.on_demand_h, .checkpoint_h = job.checkpoint_h,
                                   .restart_h = job.restart_h + static_cast<double>(dsm::replacement_delay_ms(offer.preemption) +
                                                                                    o.instance_ready_ms) / 3.6e6,
@@ -173,24 +205,26 @@ struct job_figures {
                     c.expected_h = r.plan->expected_h;
                     c.expected_usd = r.plan->expected_h * usd_per_h;
                 }
-                // The 2.5% and 97.5% quantiles of T by bisection on P(T <= t).
+                // The 2.5% and 97.5% quantiles of T, by bisection on P(T <= t) (non-decreasing in t)
+                // within the simulated horizon, the window every candidate is judged in; none:
+                // beyond it. (E[T] above is exact, horizon or not.)
                 const auto model = cr.model(r.plan->interval_h);
-                const auto quantile = [&](double q) -> std::optional<double> {
-                    double lo = no_failure_time_h(model), hi = std::max(lo, c.expected_h.value_or(lo)) * 2.0;
-                    const double limit = static_cast<double>(horizon_ms) / 3.6e6;
-                    while (completion_probability(model, hi, 1e-4).p < q) {
-                        if (hi > limit) return std::nullopt;
-                        hi *= 2.0;
-                    }
-                    for (int i = 0; i < 40 && hi - lo > 1e-4 * hi; ++i) {
+                const double limit_h = static_cast<double>(horizon_ms) / 3.6e6;
+                const auto quantile = [&](double level) -> std::optional<double> {
+                    if (completion_probability(model, limit_h, 1e-4).p < level) return std::nullopt;
+                    double lo = no_failure_time_h(model), hi = limit_h;
+                    for (int i = 0; i < 100 && lo < hi && hi - lo > 1e-6 * hi; ++i) {
                         const double mid = 0.5 * (lo + hi);
-                        (completion_probability(model, mid, 1e-4).p < q ? lo : hi) = mid;
+                        (completion_probability(model, mid, 1e-4).p < level ? lo : hi) = mid;
                     }
                     return hi;
                 };
                 const auto lower = quantile(0.025), upper = quantile(0.975);
-                c.time_h = {lower.value_or(no_failure_time_h(model)), upper};
-                c.usd = {*c.time_h.lower * usd_per_h, upper ? std::optional<double>(*upper * usd_per_h) : std::nullopt};
+                const auto usd_of = [&](const std::optional<double>& h) {
+                    return h ? std::optional<double>(*h * usd_per_h) : std::nullopt;
+                };
+                c.time_h = {lower, upper};
+                c.usd = {usd_of(lower), usd_of(upper)};
                 c.note = "exact (Poisson preemptions at " + dr::rounded(cr.preemptions_per_h) +
                          " per hour for the job's instances), checkpoint every " + dr::rounded(r.plan->interval_h) + " h";
             } else {
@@ -199,7 +233,7 @@ struct job_figures {
             all.push_back(std::move(c));
         }
         // ---- redundant computation, and the fallback on its runs ----
-        if (!o.redundant_computation && !o.spot_with_fallback) continue;
+        if (!o.redundant_computation && !fallback) continue;
         bamboo_options b;
         b.model = job.model;
         for (auto& ms : b.model.step_ms) ms = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(static_cast<double>(ms) / offer.speed)));
@@ -209,12 +243,12 @@ struct job_figures {
         b.spot_usd_per_h = offer.spot_usd_per_h;
         b.on_demand_usd_per_h = offer.on_demand_usd_per_h;
         b.beyond_table = beyond_step_table::use_last_row;
-        b.record_series = o.spot_with_fallback;
+        b.record_series = fallback;
         const auto rows = static_cast<std::int32_t>(job.model.step_ms.size());
         for (std::int32_t pipelines = 1; pipelines <= rows; ++pipelines) {
             const std::int32_t capacity = pipelines * job.model.stages;
             if (capacity > offer.max_instances) break;
-            if (o.budget.max_evaluations > 0 && simulations + o.samples > o.budget.max_evaluations) {
+            if (!budget_left(o.samples)) {
                 out_of_budget = true;
                 break;
             }
@@ -226,7 +260,7 @@ struct job_figures {
                 const bool finished = run.status == bamboo_status::completed && run.steps >= f.target_steps;
                 rc_times.push_back(finished ? run.end_h : std::numeric_limits<double>::infinity());
                 rc_costs.push_back(finished ? run.usd_per_h * run.end_h : std::numeric_limits<double>::infinity());
-                if (o.spot_with_fallback) {
+                if (fallback) {
                     const auto [t, usd] = dr::fallback_outcome(run, job, offer, f);
                     fb_times.push_back(t);
                     fb_costs.push_back(usd);
@@ -240,7 +274,7 @@ struct job_figures {
                 c.note = how;
                 all.push_back(std::move(c));
             }
-            if (o.spot_with_fallback) {
+            if (fallback) {
                 resilience_candidate c{.strategy = resilience_strategy::spot_with_fallback, .offer = offer.name,
                                        .instances = capacity, .pipelines = pipelines};
                 dr::apply(c, dsm::summarise(fb_times, fb_costs, job.deadline_h));
@@ -283,6 +317,9 @@ struct job_figures {
                                 detail::format_number(q);
             else if (!summary.expected_usd)
                 summary.note += "; lost: some runs end beyond the horizon, expected cost unknown";
+            else if (*summary.expected_usd == *chosen->expected_usd)
+                summary.note += "; lost: the plan's expected cost too (" + dr::cents(*summary.expected_usd) +
+                                " USD), a tie broken by the higher P(T <= D), then by the order evaluated";
             else
                 summary.note += "; lost: expected cost " + dr::cents(*summary.expected_usd) + " USD > " +
                                 dr::cents(*chosen->expected_usd) + " USD";
@@ -297,13 +334,28 @@ struct job_figures {
         result.status = out_of_budget ? solve_status::budget_exhausted : solve_status::feasible;
         result.plan = *chosen;
         result.objective_value = chosen->expected_usd;
-        result.reason = out_of_budget ? "the simulation budget ended the comparison: the best of the configurations evaluated"
-                                      : "estimates: the simulated probabilities are within about " +
-                                            dsm::format_probability(chosen->p_error) + " (95%)";
+        std::string how;
+        switch (chosen->strategy) {
+            case resilience_strategy::on_demand: how = "exact: on-demand is not preempted"; break;
+            case resilience_strategy::checkpoint_restart:
+                how = "exact: P(T <= D) within " + dr::rounded(chosen->p_error, 2) + " (a proven bound)";
+                break;
+            default:
+                how = "an estimate: P(T <= D) = " + dsm::format_probability(chosen->p_meet_deadline) + " +- " +
+                      dsm::format_probability(chosen->p_error) + " (95%) over " + std::to_string(o.samples) + " simulated runs";
+        }
+        result.reason = out_of_budget ? "the budget ended the comparison: the best of the configurations evaluated; " + how : how;
     } else {
         result.status = out_of_budget ? solve_status::budget_exhausted : solve_status::infeasible;
-        result.reason = "no configuration meets the deadline with probability " + detail::format_number(q) +
-                        "; the best reaches " + dsm::format_probability(result.details.best_probability);
+        bool reached = false;  // some configuration reaches q, but its expected cost is unknown
+        for (const auto& c : all) reached = reached || (c.meets_probability && !c.expected_usd);
+        result.reason = reached ? "configurations reach P(T <= D) >= " + detail::format_number(q) +
+                                      ", but some of their runs end beyond the simulated horizon (horizon_deadlines = " +
+                                      detail::format_number(o.horizon_deadlines) +
+                                      " deadlines), so their expected cost is unknown: raise options.horizon_deadlines"
+                                : "no configuration meets the deadline with probability " + detail::format_number(q) +
+                                      "; the best reaches " + dsm::format_probability(result.details.best_probability);
+        if (out_of_budget) result.reason = "the budget ended the comparison before a plan was found; " + result.reason;
     }
     return result;
 }
