@@ -12,6 +12,8 @@
 #include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
 
+#include <dnnplan/elastic/dlrover_local.hpp>
+
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/fidelity.hpp>
 #include <dnnplan/fit/linear_time.hpp>
