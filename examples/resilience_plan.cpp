@@ -68,6 +68,9 @@ dnnplan::bamboo_model model_named(std::string_view name) {
     }
 }
 
+/// A number, or null for none.
+nlohmann::ordered_json optional_number(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }
+
 // ---- simulate ------------------------------------------------------------------------------------
 
 /// The figures of one run under the keys of Bamboo's output.
@@ -133,7 +136,6 @@ int simulate(int argc, char** argv) {
     const auto [first, last] = seed_range(*seeds);
     const dnnplan::bamboo_random_options random{.capacity = options.model.random_capacity, .removal_probability = *removal};
     const dnnplan::bamboo_seed_summary summary = dnnplan::simulate_bamboo_seeds(random, first, last, options);
-    const auto optional_number = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
     if (json) {
         nlohmann::ordered_json out, mean, interval;
         for (std::size_t f = 0; f < dnnplan::bamboo_figures.size(); ++f) {
@@ -200,7 +202,6 @@ int checkpoint(int argc, char** argv) {
         std::replace(flag_name.begin(), flag_name.end(), '_', '-');
         throw command_line_error{flag_name + " " + e.value() + ": expected " + e.expected()};
     }
-    const auto optional_number = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
     if (json) {
         nlohmann::ordered_json out;
         out["expected_h"] = r.plan && std::isfinite(r.plan->expected_h) ? nlohmann::ordered_json(r.plan->expected_h) : nlohmann::ordered_json();

@@ -5,6 +5,7 @@
 
 #include <dnnplan/core/error.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -44,6 +45,38 @@ namespace dnnplan::detail::text_lines {
     message += ", found ";
     message += quoted_text(found, max_bytes);
     throw parse_error(where(line), message);
+}
+
+/// Splits a line on commas into exactly Count trimmed fields; otherwise a parse_error at `line`
+/// naming the columns ("expected 3 comma-separated fields (a,b,c), found 2 (<missing>c)").
+template <std::size_t Count>
+[[nodiscard]] std::array<std::string_view, Count> split(std::string_view text, std::int64_t line,
+                                                        const std::array<std::string_view, Count>& names,
+                                                        std::string_view missing = "missing field ") {
+    std::array<std::string_view, Count> fields{};
+    std::size_t count = 0;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        if (count < Count) fields[count] = trim(text.substr(start, comma == std::string_view::npos ? comma : comma - start));
+        ++count;
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    if (count != Count) {
+        std::string message = "expected " + std::to_string(Count) + " comma-separated fields (";
+        for (std::size_t i = 0; i < Count; ++i) {
+            if (i > 0) message += ',';
+            message += names[i];
+        }
+        message += "), found " + std::to_string(count);
+        message += " (";
+        message += count < Count ? missing : std::string_view("extra fields after ");
+        message += count < Count ? names[count] : names[Count - 1];
+        message += ")";
+        throw parse_error(where(line), message);
+    }
+    return fields;
 }
 
 }  // namespace dnnplan::detail::text_lines

@@ -41,6 +41,7 @@ namespace dnnplan {
 namespace detail::trace_csv {
 
 using text_lines::fail;
+using text_lines::split;
 using text_lines::trim;
 using text_lines::where;
 
@@ -81,34 +82,6 @@ template <class Reader>
     return std::move(reader).finish();
 }
 
-/// Splits on commas into exactly Count trimmed fields, or a parse_error naming the columns.
-template <std::size_t Count>
-[[nodiscard]] std::array<std::string_view, Count> split(std::string_view text, std::int64_t line,
-                                                        const std::array<std::string_view, Count>& names) {
-    std::array<std::string_view, Count> fields{};
-    std::size_t count = 0;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = text.find(',', start);
-        if (count < Count) fields[count] = trim(text.substr(start, comma == std::string_view::npos ? comma : comma - start));
-        ++count;
-        if (comma == std::string_view::npos) break;
-        start = comma + 1;
-    }
-    if (count != Count) {
-        std::string message = "expected " + std::to_string(Count) + " comma-separated fields (";
-        for (std::size_t i = 0; i < Count; ++i) {
-            if (i > 0) message += ',';
-            message += names[i];
-        }
-        message += "), found " + std::to_string(count);
-        message += count < Count ? " (missing field " : " (extra fields after ";
-        message += count < Count ? names[count] : names[Count - 1];
-        message += ")";
-        throw parse_error(where(line), message);
-    }
-    return fields;
-}
 
 /// Digits only (no sign, no blank), at most `max_digits`, as a non-negative integer.
 [[nodiscard]] inline std::optional<std::int64_t> digits(std::string_view text, std::size_t min_digits,

@@ -69,39 +69,12 @@ using text_lines::where;
     text_lines::fail(line, field, expected, found, 60);
 }
 
-/// Splits on commas; exactly names.size() fields or a parse_error naming the columns.
+/// Splits on commas; exactly Count fields, or a parse_error naming the columns (a short line:
+/// "truncated line; missing field ...").
 template <std::size_t Count>
 [[nodiscard]] std::array<std::string_view, Count> split(std::string_view text, std::int64_t line,
                                                         const std::array<std::string_view, Count>& names) {
-    std::array<std::string_view, Count> fields{};
-    std::size_t count = 0;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = text.find(',', start);
-        const std::string_view field = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-        if (count < Count) fields[count] = trim(field);
-        ++count;
-        if (comma == std::string_view::npos) break;
-        start = comma + 1;
-    }
-    if (count != Count) {
-        std::string expected = std::to_string(Count);
-        expected += " comma-separated fields (";
-        for (std::size_t i = 0; i < Count; ++i) {
-            if (i > 0) expected += ',';
-            expected += names[i];
-        }
-        expected += ")";
-        std::string message = "expected ";
-        message += expected;
-        message += ", found ";
-        message += std::to_string(count);
-        message += count < Count ? " (truncated line; missing field " : " (extra fields after ";
-        message += count < Count ? names[count] : names[Count - 1];
-        message += ")";
-        throw parse_error(where(line), message);
-    }
-    return fields;
+    return text_lines::split(text, line, names, "truncated line; missing field ");
 }
 
 [[nodiscard]] inline double number(std::string_view text, std::int64_t line, std::string_view field, bool allow_zero) {

@@ -79,8 +79,8 @@ struct bamboo_model_spec {
 }
 
 /// What a rendezvous does when it forms more pipelines than the step table has rows: stop (what
-/// Bamboo's simulator does: it raises NotImplementedError; here status no_step_time) or use the
-/// last row (more pipelines step no faster; an extension, not Bamboo's).
+/// Bamboo's simulator does, with an error that ends its run; here the run's status no_step_time)
+/// or use the last row (more pipelines step no faster; an extension, not Bamboo's).
 enum class beyond_step_table { stop, use_last_row };
 
 template <>
