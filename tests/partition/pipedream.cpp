@@ -985,3 +985,28 @@ TEST_CASE("fuzz finding: the recurrence stops at the evaluation budget", "[piped
     REQUIRE(enough.status == dnnplan::solve_status::optimal);
     CHECK(enough.objective_value == unlimited.objective_value);
 }
+
+TEST_CASE("fuzz finding: the bounded search's retries stop at the node budget", "[pipedream][fuzz][budget]") {
+    // tests/fixtures/fuzz_findings/README.md, pipedream_graph-16: under the fuzz harness's budget
+    // (20,000 nodes and evaluations) the searches below growing bounds refilled rows and counted
+    // 23,844 cells: max_nodes was checked only against one fill. First byte 0x12: 3 machines, a
+    // straight pipeline.
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/pipedream_graph-16-nodes-over-budget.bin",
+                     std::ios::binary);
+    REQUIRE(in);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(bytes.size() > 1);
+    CHECK(static_cast<unsigned char>(bytes[0]) == 0x12U);
+    dnnplan::pipedream_request request{.graph = dnnplan::parse_pipedream_graph(std::string_view(bytes).substr(1))};
+    request.options.machines = {3};
+    request.options.straight_pipeline = true;
+    const auto unlimited = dnnplan::solve(request);
+    REQUIRE(unlimited.status == dnnplan::solve_status::optimal);
+    CHECK(unlimited.counters.nodes > 20'000);
+    request.options.budget = {.max_nodes = 20'000, .max_evaluations = 20'000, .max_time_s = 0.0};
+    const auto r = dnnplan::solve(request);
+    CHECK(r.status == dnnplan::solve_status::budget_exhausted);
+    CHECK_FALSE(r.plan);
+    CHECK(r.counters.nodes <= 20'000);
+    CHECK(r.counters.evaluations <= 20'000);
+}

@@ -280,14 +280,16 @@ struct pipedream_scratch {
 // Row `first` of one level: PipeDream's initialisation of A[first][j][m], then its recurrence
 // over k in P(j) (not in P(first - 1) when first > 0), every cell exact. `machines` is the
 // level's M; is_pred[i][k]: state k is a predecessor of state i (needed when first > 0).
-// max_state_pairs > 0: stops once counters.state_pairs reaches it (the evaluation budget) and
-// returns false, the row then unfinished; true: the row is complete.
+// max_state_pairs > 0: stops once counters.state_pairs reaches it (the evaluation budget);
+// max_nodes > 0: stops before a state's cells would take counters.cells + threshold_decisions past
+// it (the node budget: a bounded search that retries refills rows). Either returns false, the row
+// then unfinished; true: the row is complete.
 [[nodiscard]] inline bool solve_pipedream_row(const pipedream_stage_cost& cost, const antichain_states& states,
                                               const std::vector<std::vector<bool>>* is_pred, std::size_t first,
                                               std::int32_t machines, bool straight, bool fewer, pipedream_row& row,
                                               pipedream_scratch& scratch, pipedream_counters& counters,
                                               double upper_bound = std::numeric_limits<double>::infinity(),
-                                              std::int64_t max_state_pairs = 0) {
+                                              std::int64_t max_state_pairs = 0, std::int64_t max_nodes = 0) {
     bool stopped = false;
     const double inf = std::numeric_limits<double>::infinity();
     const std::size_t s_count = cost.num_states();
@@ -345,6 +347,11 @@ struct pipedream_scratch {
         if (j == first || m_count == 1) {
             row.finish(j);
             continue;
+        }
+        if (max_nodes > 0 &&
+            counters.cells + counters.threshold_decisions + static_cast<std::int64_t>(m_count) - 1 > max_nodes) {
+            stopped = true;
+            return false;
         }
         counters.cells += static_cast<std::int64_t>(m_count) - 1;  // m = 1..M-1
         std::fill(scratch.best.begin(), scratch.best.end(), banded ? upper_bound : inf);
@@ -606,14 +613,15 @@ inline constexpr double chain_tolerance = 1e-10;
 
 /// The recurrence stopped at the evaluation budget: no plan, nothing proven.
 [[nodiscard]] inline pipedream_result pipedream_over_evaluations(std::size_t num_states, const pipedream_counters& work,
-                                                                 std::int64_t max_evaluations) {
+                                                                 std::int64_t max_evaluations, std::int64_t max_nodes) {
     pipedream_result result;
     result.status = solve_status::budget_exhausted;
     result.details = {.num_states = num_states, .work = work};
     result.counters.evaluations = work.state_pairs;
     result.counters.nodes = work.cells + work.threshold_decisions;
     result.reason = "the recurrence stopped at the evaluation budget of " + std::to_string(max_evaluations) +
-                    " stage times (options.budget.max_evaluations), before a partition was proven";
+                    " stage times (options.budget.max_evaluations) or the node budget of " + std::to_string(max_nodes) +
+                    " cells (options.budget.max_nodes), before a partition was proven";
     return result;
 }
 
@@ -760,8 +768,9 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
                 bound = std::min(bound, cap);
                 if (!detail::solve_pipedream_row(cost, built, nullptr, 0, machines, options.straight_pipeline,
                                                  options.use_fewer_machines, row, scratch, work, bound,
-                                                 options.budget.max_evaluations))
-                    return detail::pipedream_over_evaluations(s_count, work, options.budget.max_evaluations);
+                                                 options.budget.max_evaluations, options.budget.max_nodes))
+                    return detail::pipedream_over_evaluations(s_count, work, options.budget.max_evaluations,
+                                                             options.budget.max_nodes);
                 if (row.at(s_count - 1, static_cast<std::size_t>(machines) - 1) < bound || std::isinf(bound)) break;
                 ++work.searches_retried;
                 bound = bound < cap && bound < 16.0 * cost.compute_s(0, s_count) / static_cast<double>(machines)
@@ -777,8 +786,10 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
         for (std::size_t i = 0; i < s_count; ++i) {
             if (!detail::solve_pipedream_row(cost, built, &is_pred, i, machines, options.straight_pipeline,
                                              options.use_fewer_machines, row, scratch, work,
-                                             std::numeric_limits<double>::infinity(), options.budget.max_evaluations))
-                return detail::pipedream_over_evaluations(s_count, work, options.budget.max_evaluations);
+                                             std::numeric_limits<double>::infinity(), options.budget.max_evaluations,
+                                             options.budget.max_nodes))
+                return detail::pipedream_over_evaluations(s_count, work, options.budget.max_evaluations,
+                                                             options.budget.max_nodes);
             for (std::size_t j = i; j < s_count; ++j) next[i * s_count + j] = row.at(j, m_last);
         }
         table = std::move(next);
