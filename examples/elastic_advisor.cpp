@@ -1,0 +1,219 @@
+// elastic_advisor: elastic auto-configuration of a parameter-server job (docs/solvers/elastic.md).
+//
+//   elastic_advisor replay [--measurements FILE.json] --work-steps N [--deadline-s D] [--trial-s S]
+//                          [--policy model|dlrover] [--json]
+//   elastic_advisor advise --work-steps N [--deadline-s D] --max-ps P --max-workers W
+//                          --worker-usd-per-h X --ps-usd-per-h Y [--trial-s S] [--policy model|dlrover]
+//
+// replay: the replay harness (elastic/replay.hpp) on a table of measured speeds per configuration
+// (io/elastic_json.hpp; without --measurements the bundled ICAC'19 V100 table,
+// examples/data/elastic_icac19_v100.json): the trials, the final configuration, the time, the cost
+// and whether the deadline was met; the text form also gives the best configuration chosen with
+// hindsight. advise: reads runtime records as JSON lines on stdin and prints, after each, one plan
+// as a JSON line (flushed): the model advisor's (elastic/ps_advisor.hpp) over the configurations
+// 1..P PS x 1..W workers, or DLRover's running-stage plan (elastic/dlrover_local.hpp; the records
+// need their nodes). Malformed input: one line on stderr naming the field, exit 2 (advise stops at
+// the first malformed line; the plans of the lines before it have been printed).
+
+#include <dnnplan/io/elastic_json.hpp>
+
+#include <dnnplan_examples/bundled_data.hpp>
+
+#include "cli_support.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using namespace dnnplan_examples;
+
+constexpr std::string_view usage = "usage: elastic_advisor replay|advise ... (elastic_advisor --help: every form)";
+
+constexpr std::string_view forms =
+    "usage: elastic_advisor replay [--measurements FILE.json] --work-steps N [--deadline-s D] [--trial-s S]\n"
+    "                              [--policy model|dlrover] [--json]\n"
+    "       elastic_advisor advise --work-steps N [--deadline-s D] --max-ps P --max-workers W\n"
+    "                              --worker-usd-per-h X --ps-usd-per-h Y [--trial-s S] [--policy model|dlrover]";
+
+std::string format(double value, int digits = 6) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    return buffer;
+}
+
+enum class policy_kind { model, dlrover };
+
+policy_kind policy_named(const std::string& name) {
+    if (name == "model") return policy_kind::model;
+    if (name == "dlrover") return policy_kind::dlrover;
+    throw command_line_error{"--policy " + name + ": expected model or dlrover"};
+}
+
+template <class Number>
+void require_flag(const std::optional<Number>& value, std::string_view flag) {
+    if (!value) throw command_line_error{std::string(flag) + " is required"};
+}
+
+// ---- replay --------------------------------------------------------------------------------------
+
+int replay(int argc, char** argv) {
+    std::optional<std::string> file;
+    std::optional<double> work, deadline;
+    double trial_s = 120.0;
+    std::string policy = "model";
+    bool json = false;
+    (void)parse_command_line({text_flag("--measurements", file), number_flag("--work-steps", work),
+                              number_flag("--deadline-s", deadline), number_flag("--trial-s", trial_s),
+                              text_flag("--policy", policy), switch_flag("--json", json)},
+                             argc, argv, 2);
+    require_flag(work, "--work-steps");
+    const policy_kind kind = policy_named(policy);
+    const dnnplan::measurement_table table =
+        file ? read_input(*file, [](std::istream& in) { return dnnplan::parse_measurement_table(in); })
+             : on_input("the bundled table", [] { return dnnplan::parse_measurement_table(dnnplan_examples::elastic_icac19_v100_json); });
+    const dnnplan::replay_options options{.work_steps = *work, .deadline_s = deadline, .trial_s = trial_s};
+    on_input("the command line", [&] {
+        options.validate("options");
+        return 0;
+    });
+    const dnnplan::replay_report report = kind == policy_kind::model ? dnnplan::replay(table, options, dnnplan::model_policy{})
+                                                                     : dnnplan::replay(table, options, dnnplan::dlrover_policy{});
+    if (json) {
+        std::cout << dnnplan::to_json_text(report) << '\n';
+        return 0;
+    }
+    std::cout << "Table: " << file.value_or("bundled ICAC'19 V100 (examples/data/elastic_icac19_v100.json)") << ", "
+              << table.measured.size() << " configurations of " << table.gpu << "; work " << format(*work) << " steps, "
+              << (deadline ? "deadline " + format(*deadline) + " s" : std::string("no deadline (most steps per USD)"))
+              << "; policy " << policy << ", trials of " << format(trial_s) << " s\n\n";
+    for (const auto& s : report.segments)
+        std::cout << "  " << (s.final ? "final " : "trial ") << dnnplan::to_string(s.run.configuration()) << "  "
+                  << format(s.run.steps_per_s, 4) << " steps/s  " << format(s.duration_s, 5) << " s  "
+                  << format(s.cost_usd, 4) << " USD  (" << s.why << ")\n";
+    std::cout << "\nFinal " << dnnplan::to_string(report.final) << " after " << report.trials.size() << " trials: "
+              << format(report.time_s, 6) << " s, " << format(report.cost_usd, 5) << " USD, deadline "
+              << (report.met_deadline ? "met" : "MISSED") << (report.decisions_exhausted ? " (max_decisions reached)" : "") << '\n';
+    // The best single configuration with hindsight (no trials).
+    const dnnplan::configuration_speed* best = nullptr;
+    double best_cost = 0.0;
+    for (const auto& m : table.measured) {
+        const double time = *work / m.steps_per_s;
+        if (deadline && time > *deadline) continue;
+        const double cost = time * table.usd_per_s(m.configuration());
+        if (best == nullptr || cost < best_cost) {
+            best = &m;
+            best_cost = cost;
+        }
+    }
+    if (best != nullptr)
+        std::cout << "Best with hindsight: " << dnnplan::to_string(best->configuration()) << ", " << format(best_cost, 5)
+                  << " USD (the policy: " << format(report.cost_usd / best_cost, 4) << "x)\n";
+    else
+        std::cout << "Best with hindsight: no configuration of the table meets the deadline\n";
+    return 0;
+}
+
+// ---- advise --------------------------------------------------------------------------------------
+
+nlohmann::ordered_json dlrover_plan_json(const dnnplan::dlrover::resource_plan& plan) {
+    nlohmann::ordered_json j;
+    j["policy"] = "dlrover";
+    nlohmann::ordered_json groups = nlohmann::ordered_json::object();
+    for (const auto& [type, g] : plan.groups)
+        groups[std::string(dnnplan::to_string(type))] = {{"count", g.count}, {"cpu", g.resource.cpu}, {"memory_mb", g.resource.memory_mb}};
+    j["groups"] = std::move(groups);
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::object();
+    for (const auto& [name, r] : plan.nodes) nodes[name] = {{"cpu", r.cpu}, {"memory_mb", r.memory_mb}};
+    j["nodes"] = std::move(nodes);
+    return j;
+}
+
+int advise(int argc, char** argv) {
+    std::optional<double> work, deadline, worker_usd, ps_usd;
+    std::optional<std::int32_t> max_ps, max_workers;
+    double trial_s = 120.0;
+    std::string policy = "model";
+    (void)parse_command_line({number_flag("--work-steps", work), number_flag("--deadline-s", deadline),
+                              number_flag("--max-ps", max_ps), number_flag("--max-workers", max_workers),
+                              number_flag("--worker-usd-per-h", worker_usd), number_flag("--ps-usd-per-h", ps_usd),
+                              number_flag("--trial-s", trial_s), text_flag("--policy", policy)},
+                             argc, argv, 2);
+    require_flag(work, "--work-steps");
+    require_flag(max_ps, "--max-ps");
+    require_flag(max_workers, "--max-workers");
+    require_flag(worker_usd, "--worker-usd-per-h");
+    require_flag(ps_usd, "--ps-usd-per-h");
+    const policy_kind kind = policy_named(policy);
+    if (*max_ps < 1 || *max_workers < 1) throw command_line_error{"--max-ps and --max-workers must be >= 1"};
+    dnnplan::advise_setup setup{.job = {.gpu = "worker", .remaining_steps = *work, .deadline_s = deadline,
+                                        .worker_usd_per_h = *worker_usd, .ps_usd_per_h = *ps_usd}};
+    for (std::int32_t p = 1; p <= *max_ps; ++p)
+        for (std::int32_t w = 1; w <= *max_workers; ++w) setup.job.configurations.push_back({p, w});
+    setup.options.trial_s = trial_s;
+    on_input("the command line", [&] {
+        setup.job.validate("job");
+        setup.options.validate("options");
+        return 0;
+    });
+
+    std::vector<dnnplan::elastic_record> records;
+    std::string line;
+    for (std::int64_t number = 1; std::getline(std::cin, line); ++number) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        const std::string where = "stdin line " + std::to_string(number);
+        records.push_back(on_input(where, [&] { return dnnplan::parse_elastic_record(line); }));
+        if (kind == policy_kind::model) {
+            const dnnplan::elastic_result r = on_input(where, [&] { return dnnplan::advise(records, setup); });
+            nlohmann::ordered_json j;
+            j["policy"] = "model";
+            j["status"] = std::string(to_string(r.status));
+            j["ps"] = r.plan->ps;
+            j["workers"] = r.plan->workers;
+            j["action"] = std::string(to_string(r.plan->action));
+            j["why"] = r.plan->why;
+            j["predicted_cost_usd"] = r.objective_value ? nlohmann::ordered_json(*r.objective_value) : nlohmann::ordered_json();
+            j["ps_bottleneck"] = r.details.ps_bottleneck;
+            std::cout << j.dump() << std::endl;  // one line per record, flushed
+        } else {
+            const auto& last = records.back();
+            if (last.nodes.empty())
+                throw input_error{where + ": nodes: [], expected the nodes' CPU and memory (DLRover's rules read them)"};
+            double ps_cpu = 0.0, worker_cpu = 0.0, memory = 0.0;
+            for (const auto& n : last.nodes) {
+                if (n.type == dnnplan::dlrover::node_type::ps) ps_cpu = std::max(ps_cpu, n.cpu_requested);
+                else worker_cpu = std::max(worker_cpu, n.cpu_requested);
+                memory = std::max(memory, n.memory_requested_mb);
+            }
+            const dnnplan::dlrover::resource_limits limits{.cpu = *max_ps * ps_cpu + *max_workers * worker_cpu,
+                                                           .memory_mb = (*max_ps + *max_workers) * memory};
+            const auto plan = on_input(where, [&] { return dnnplan::dlrover_advise(records, limits); });
+            std::cout << dlrover_plan_json(plan).dump() << std::endl;
+        }
+    }
+    return 0;
+}
+
+int run(int argc, char** argv) {
+    if (argc < 2) throw command_line_error{"a command is needed: replay or advise"};
+    const std::string_view command = argv[1];
+    try {
+        if (command == "-h" || command == "--help") throw help_requested{};
+        if (command == "replay") return replay(argc, argv);
+        if (command == "advise") return advise(argc, argv);
+    } catch (const help_requested&) {
+        std::cout << forms << '\n';
+        return 0;
+    }
+    throw command_line_error{"unknown command " + std::string(command) + " (replay or advise)"};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return guarded_main("elastic_advisor", usage, argc, argv, run); }
