@@ -4,6 +4,7 @@
 //                          [--policy model|dlrover] [--json]
 //   elastic_advisor advise --work-steps N [--deadline-s D] --max-ps P --max-workers W
 //                          --worker-usd-per-h X --ps-usd-per-h Y [--trial-s S] [--policy model|dlrover]
+//   elastic_advisor compare [--measurements FILE.json] --work-steps N [--trial-s S]
 //
 // replay: the replay harness (elastic/replay.hpp) on a table of measured speeds per configuration
 // (io/elastic_json.hpp; without --measurements the bundled ICAC'19 V100 table,
@@ -13,7 +14,10 @@
 // as a JSON line (flushed): the model advisor's (elastic/ps_advisor.hpp) over the configurations
 // 1..P PS x 1..W workers, or DLRover's running-stage plan (elastic/dlrover_local.hpp; the records
 // need their nodes). Malformed input: one line on stderr naming the field, exit 2 (advise stops at
-// the first malformed line; the plans of the lines before it have been printed).
+// the first malformed line; the plans of the lines before it have been printed). compare: both
+// policies replayed side by side against the best configuration with hindsight, without a
+// deadline and with deadlines of 1.25, 1.5, 2, 3 and 5 x the fastest configuration's time (the
+// table of docs/solvers/elastic.md).
 
 #include <dnnplan/io/elastic_json.hpp>
 
@@ -34,13 +38,14 @@ namespace {
 
 using namespace dnnplan_examples;
 
-constexpr std::string_view usage = "usage: elastic_advisor replay|advise ... (elastic_advisor --help: every form)";
+constexpr std::string_view usage = "usage: elastic_advisor replay|advise|compare ... (elastic_advisor --help: every form)";
 
 constexpr std::string_view forms =
     "usage: elastic_advisor replay [--measurements FILE.json] --work-steps N [--deadline-s D] [--trial-s S]\n"
     "                              [--policy model|dlrover] [--json]\n"
     "       elastic_advisor advise --work-steps N [--deadline-s D] --max-ps P --max-workers W\n"
-    "                              --worker-usd-per-h X --ps-usd-per-h Y [--trial-s S] [--policy model|dlrover]";
+    "                              --worker-usd-per-h X --ps-usd-per-h Y [--trial-s S] [--policy model|dlrover]\n"
+    "       elastic_advisor compare [--measurements FILE.json] --work-steps N [--trial-s S]";
 
 std::string format(double value, int digits = 6) {
     char buffer[64];
@@ -63,6 +68,28 @@ void require_flag(const std::optional<Number>& value, std::string_view flag) {
 
 // ---- replay --------------------------------------------------------------------------------------
 
+dnnplan::measurement_table read_table(const std::optional<std::string>& file) {
+    return file ? read_input(*file, [](std::istream& in) { return dnnplan::parse_measurement_table(in); })
+                : on_input("the bundled table", [] { return dnnplan::parse_measurement_table(dnnplan_examples::elastic_icac19_v100_json); });
+}
+
+struct best_choice {
+    dnnplan::ps_configuration configuration{};
+    double cost_usd = 0.0;
+};
+
+/// The cheapest configuration of the table that meets the deadline, with hindsight (no trials).
+std::optional<best_choice> hindsight(const dnnplan::measurement_table& table, const dnnplan::replay_options& o) {
+    std::optional<best_choice> best;
+    for (const auto& m : table.measured) {
+        const double time = o.work_steps / m.steps_per_s;
+        if (o.deadline_s && time > *o.deadline_s) continue;
+        const double cost = time * table.usd_per_s(m.configuration());
+        if (!best || cost < best->cost_usd) best = best_choice{m.configuration(), cost};
+    }
+    return best;
+}
+
 int replay(int argc, char** argv) {
     std::optional<std::string> file;
     std::optional<double> work, deadline;
@@ -75,9 +102,7 @@ int replay(int argc, char** argv) {
                              argc, argv, 2);
     require_flag(work, "--work-steps");
     const policy_kind kind = policy_named(policy);
-    const dnnplan::measurement_table table =
-        file ? read_input(*file, [](std::istream& in) { return dnnplan::parse_measurement_table(in); })
-             : on_input("the bundled table", [] { return dnnplan::parse_measurement_table(dnnplan_examples::elastic_icac19_v100_json); });
+    const dnnplan::measurement_table table = read_table(file);
     const dnnplan::replay_options options{.work_steps = *work, .deadline_s = deadline, .trial_s = trial_s};
     on_input("the command line", [&] {
         options.validate("options");
@@ -100,21 +125,9 @@ int replay(int argc, char** argv) {
     std::cout << "\nFinal " << dnnplan::to_string(report.final) << " after " << report.trials.size() << " trials: "
               << format(report.time_s, 6) << " s, " << format(report.cost_usd, 5) << " USD, deadline "
               << (report.met_deadline ? "met" : "MISSED") << (report.decisions_exhausted ? " (max_decisions reached)" : "") << '\n';
-    // The best single configuration with hindsight (no trials).
-    const dnnplan::configuration_speed* best = nullptr;
-    double best_cost = 0.0;
-    for (const auto& m : table.measured) {
-        const double time = *work / m.steps_per_s;
-        if (deadline && time > *deadline) continue;
-        const double cost = time * table.usd_per_s(m.configuration());
-        if (best == nullptr || cost < best_cost) {
-            best = &m;
-            best_cost = cost;
-        }
-    }
-    if (best != nullptr)
-        std::cout << "Best with hindsight: " << dnnplan::to_string(best->configuration()) << ", " << format(best_cost, 5)
-                  << " USD (the policy: " << format(report.cost_usd / best_cost, 4) << "x)\n";
+    if (const auto best = hindsight(table, options))
+        std::cout << "Best with hindsight: " << dnnplan::to_string(best->configuration) << ", " << format(best->cost_usd, 5)
+                  << " USD (the policy: " << format(report.cost_usd / best->cost_usd, 4) << "x)\n";
     else
         std::cout << "Best with hindsight: no configuration of the table meets the deadline\n";
     return 0;
@@ -200,18 +213,57 @@ int advise(int argc, char** argv) {
     return 0;
 }
 
+// ---- compare -------------------------------------------------------------------------------------
+
+int compare(int argc, char** argv) {
+    std::optional<std::string> file;
+    std::optional<double> work;
+    double trial_s = 120.0;
+    (void)parse_command_line({text_flag("--measurements", file), number_flag("--work-steps", work), number_flag("--trial-s", trial_s)},
+                             argc, argv, 2);
+    require_flag(work, "--work-steps");
+    const dnnplan::measurement_table table = read_table(file);
+    double fastest = 0.0;
+    for (const auto& m : table.measured) fastest = std::max(fastest, m.steps_per_s);
+    std::cout << "Table: " << file.value_or("bundled ICAC'19 V100") << " (" << table.gpu << "); work " << format(*work)
+              << " steps; trials of " << format(trial_s) << " s; cost in USD, x: over the best with hindsight\n\n"
+              << "deadline      best with hindsight      model: cost     x  trials met  | DLRover: cost     x  trials met\n";
+    for (const double slack : {0.0, 1.25, 1.5, 2.0, 3.0, 5.0}) {
+        dnnplan::replay_options o{.work_steps = *work, .trial_s = trial_s};
+        if (slack > 0.0) o.deadline_s = *work / fastest * slack;
+        on_input("the command line", [&] {
+            o.validate("options");
+            return 0;
+        });
+        const auto best = hindsight(table, o);
+        const auto model = dnnplan::replay(table, o, dnnplan::model_policy{});
+        const auto dlrover = dnnplan::replay(table, o, dnnplan::dlrover_policy{});
+        char line[256];
+        const std::string deadline = slack > 0.0 ? format(*o.deadline_s, 5) + " s" : std::string("none");
+        const std::string best_text = best ? dnnplan::to_string(best->configuration) + " " + format(best->cost_usd, 4) : "none";
+        const auto ratio = [&](double cost) { return best ? format(cost / best->cost_usd, 4) : std::string("-"); };
+        std::snprintf(line, sizeof line, "%-10s  %-26s  %9s  %6s  %4zu  %-3s  |  %9s  %6s  %4zu  %-3s\n", deadline.c_str(),
+                      best_text.c_str(), format(model.cost_usd, 4).c_str(), ratio(model.cost_usd).c_str(), model.trials.size(),
+                      model.met_deadline ? "yes" : "NO", format(dlrover.cost_usd, 4).c_str(), ratio(dlrover.cost_usd).c_str(),
+                      dlrover.trials.size(), dlrover.met_deadline ? "yes" : "NO");
+        std::cout << line;
+    }
+    return 0;
+}
+
 int run(int argc, char** argv) {
-    if (argc < 2) throw command_line_error{"a command is needed: replay or advise"};
+    if (argc < 2) throw command_line_error{"a command is needed: replay, advise or compare"};
     const std::string_view command = argv[1];
     try {
         if (command == "-h" || command == "--help") throw help_requested{};
         if (command == "replay") return replay(argc, argv);
         if (command == "advise") return advise(argc, argv);
+        if (command == "compare") return compare(argc, argv);
     } catch (const help_requested&) {
         std::cout << forms << '\n';
         return 0;
     }
-    throw command_line_error{"unknown command " + std::string(command) + " (replay or advise)"};
+    throw command_line_error{"unknown command " + std::string(command) + " (replay, advise or compare)"};
 }
 
 }  // namespace

@@ -12,7 +12,12 @@
 #include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
 
+#include <dnnplan/elastic/dlrover_brain.hpp>
+#include <dnnplan/elastic/dlrover_brain_worker.hpp>
 #include <dnnplan/elastic/dlrover_local.hpp>
+#include <dnnplan/elastic/ps_advisor.hpp>
+#include <dnnplan/elastic/replay.hpp>
+#include <dnnplan/elastic/runtime_records.hpp>
 
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/fidelity.hpp>

@@ -7,6 +7,7 @@
 // recommender.
 
 #include <dnnplan/io/core_json.hpp>
+#include <dnnplan/io/elastic_json.hpp>
 #include <dnnplan/io/fit_json.hpp>
 #include <dnnplan/io/hybrid_json.hpp>
 #include <dnnplan/io/partition_json.hpp>
