@@ -73,22 +73,6 @@ dnnplan::measurement_table read_table(const std::optional<std::string>& file) {
                 : on_input("the bundled table", [] { return dnnplan::parse_measurement_table(dnnplan_examples::elastic_icac19_v100_json); });
 }
 
-struct best_choice {
-    dnnplan::ps_configuration configuration{};
-    double cost_usd = 0.0;
-};
-
-/// The cheapest configuration of the table that meets the deadline, with hindsight (no trials).
-std::optional<best_choice> hindsight(const dnnplan::measurement_table& table, const dnnplan::replay_options& o) {
-    std::optional<best_choice> best;
-    for (const auto& m : table.measured) {
-        const double time = o.work_steps / m.steps_per_s;
-        if (o.deadline_s && time > *o.deadline_s) continue;
-        const double cost = time * table.usd_per_s(m.configuration());
-        if (!best || cost < best->cost_usd) best = best_choice{m.configuration(), cost};
-    }
-    return best;
-}
 
 int replay(int argc, char** argv) {
     std::optional<std::string> file;
@@ -125,7 +109,7 @@ int replay(int argc, char** argv) {
     std::cout << "\nFinal " << dnnplan::to_string(report.final) << " after " << report.trials.size() << " trials: "
               << format(report.time_s, 6) << " s, " << format(report.cost_usd, 5) << " USD, deadline "
               << (report.met_deadline ? "met" : "MISSED") << (report.decisions_exhausted ? " (max_decisions reached)" : "") << '\n';
-    if (const auto best = hindsight(table, options))
+    if (const auto best = dnnplan::best_with_hindsight(table, options))
         std::cout << "Best with hindsight: " << dnnplan::to_string(best->configuration) << ", " << format(best->cost_usd, 5)
                   << " USD (the policy: " << format(report.cost_usd / best->cost_usd, 4) << "x)\n";
     else
@@ -235,7 +219,7 @@ int compare(int argc, char** argv) {
             o.validate("options");
             return 0;
         });
-        const auto best = hindsight(table, o);
+        const auto best = dnnplan::best_with_hindsight(table, o);
         const auto model = dnnplan::replay(table, o, dnnplan::model_policy{});
         const auto dlrover = dnnplan::replay(table, o, dnnplan::dlrover_policy{});
         char line[256];

@@ -10,6 +10,8 @@
 #include <dnnplan/elastic/dlrover_brain.hpp>
 #include <dnnplan/elastic/dlrover_brain_worker.hpp>
 
+#include "../support/checks.hpp"
+
 #include <dnnplan/core/error.hpp>
 
 #include <catch2/catch.hpp>
@@ -23,24 +25,13 @@
 #include <vector>
 
 using namespace dnnplan::dlrover;
+using dnnplan_test::field_of;
 
 namespace {
 
 /// The worker group's memory of optimize_job_worker_create_oom_resource.
 double oom_memory(const brain_job& job, const std::vector<brain_job>& history, const brain_options& options) {
     return optimize_job_worker_create_oom_resource(job, history, options).groups.at(node_type::worker).resource.memory_bytes;
-}
-
-/// The field named by the invalid_input `f()` throws (as tests/support/checks.hpp's, which brings
-/// in Eigen: this file builds without it).
-template <class F>
-std::string field_of(F&& f) {
-    try {
-        f();
-    } catch (const dnnplan::invalid_input& e) {
-        return e.field();
-    }
-    return "(no exception)";
 }
 
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;

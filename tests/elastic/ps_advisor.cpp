@@ -39,22 +39,6 @@ measurement_table synthetic_table(double z_s, double a_s, double b_s, std::int32
     return t;
 }
 
-struct best_choice {
-    ps_configuration configuration{};
-    double cost_usd = 0.0;
-};
-
-/// The cheapest configuration that meets the deadline, with hindsight (no trials).
-std::optional<best_choice> hindsight(const measurement_table& t, const replay_options& o) {
-    std::optional<best_choice> best;
-    for (const auto& m : t.measured) {
-        const double time = o.work_steps / m.steps_per_s;
-        if (o.deadline_s && time > *o.deadline_s) continue;
-        const double cost = time * t.usd_per_s(m.configuration());
-        if (!best || cost < best->cost_usd) best = best_choice{m.configuration(), cost};
-    }
-    return best;
-}
 
 measurement_table icac_table(const std::string& name) {
     std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/elastic/" + name);
@@ -156,7 +140,7 @@ TEST_CASE("advisor finds the optimum on tables drawn from a known model", "[elas
         for (const double slack : {0.0, 1.5, 2.5}) {
             replay_options o{.work_steps = 2.0e6};
             if (slack > 0.0) o.deadline_s = o.work_steps / fastest * slack;
-            const auto best = hindsight(t, o);
+            const auto best = best_with_hindsight(t, o);
             REQUIRE(best);
             const replay_report r = replay(t, o, model_policy{});
             INFO("z " << mc.z << " a " << mc.a << " b " << mc.b << " slack " << slack << ": final " << to_string(r.final)
@@ -250,7 +234,7 @@ TEST_CASE("ICAC'19 tables: the model policy within 1.10x of hindsight in <= 5 tr
             for (const double slack : {0.0, 1.5, 2.0, 3.0, 5.0}) {
                 replay_options o{.work_steps = work};
                 if (slack > 0.0) o.deadline_s = work / fastest * slack;
-                const auto best = hindsight(t, o);
+                const auto best = best_with_hindsight(t, o);
                 REQUIRE(best);
                 const replay_report r = replay(t, o, model_policy{});
                 INFO(name << " work " << work << " slack " << slack << ": " << r.cost_usd / best->cost_usd << "x");

@@ -140,6 +140,29 @@ struct replay_report {
     std::vector<replay_segment> segments{};
 };
 
+/// The cheapest single configuration of `table` that meets options.deadline_s, chosen with
+/// hindsight (no trials): what docs/solvers/elastic.md measures a policy against. None: no
+/// configuration of the table meets the deadline.
+struct hindsight_choice {
+    ps_configuration configuration{};
+    double time_s = 0.0;
+    double cost_usd = 0.0;
+};
+
+[[nodiscard]] inline std::optional<hindsight_choice> best_with_hindsight(const measurement_table& table,
+                                                                         const replay_options& options) {
+    table.validate("table");
+    options.validate("options");
+    std::optional<hindsight_choice> best;
+    for (const auto& m : table.measured) {
+        const double time = options.work_steps / m.steps_per_s;
+        if (options.deadline_s && time > *options.deadline_s) continue;
+        const double cost = time * table.usd_per_s(m.configuration());
+        if (!best || cost < best->cost_usd) best = hindsight_choice{m.configuration(), time, cost};
+    }
+    return best;
+}
+
 /// The PS CPU proxy of every configuration of `table` (top of this header): u = X 2 S / (ps B_ps)
 /// with the load-contention model fitted on the whole table.
 [[nodiscard]] inline std::map<ps_configuration, double> ps_cpu_proxy(const measurement_table& table,
