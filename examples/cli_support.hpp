@@ -11,12 +11,14 @@
 #include <dnnplan/core/error.hpp>
 
 #include <charconv>
+#include <cstdio>
 #include <cstddef>
 #include <exception>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -170,6 +172,41 @@ auto on_input(const std::string& what, F&& f) {
     } catch (const dnnplan::error& e) {
         throw input_error{what + ": " + e.what()};
     }
+}
+
+/// `value` with `digits` significant digits (printf's %g): the figures of the programs' tables.
+[[nodiscard]] inline std::string format(double value, int digits = 6) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    return buffer;
+}
+
+/// A program's subcommand ("simulate", "replay", ...) and what runs it.
+struct subcommand {
+    std::string_view name;
+    int (*run)(int argc, char** argv);
+};
+
+/// argv[1] picks one of `commands` and runs it (it parses argv from index 2); -h/--help here or
+/// after the command prints `forms` (every command's usage) and returns 0. No command, or an
+/// unknown one: command_line_error listing them.
+inline int run_subcommand(std::span<const subcommand> commands, std::string_view forms, int argc, char** argv) {
+    std::string names;
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+        names += i == 0 ? "" : i + 1 == commands.size() ? " or " : ", ";
+        names += commands[i].name;
+    }
+    if (argc < 2) throw command_line_error{"a command is needed: " + names};
+    const std::string_view command = argv[1];
+    try {
+        if (command == "-h" || command == "--help") throw help_requested{};
+        for (const subcommand& c : commands)
+            if (c.name == command) return c.run(argc, argv);
+    } catch (const help_requested&) {
+        std::cout << forms << '\n';
+        return 0;
+    }
+    throw command_line_error{"unknown command " + std::string(command) + " (" + names + ")"};
 }
 
 /// The body of main(): run(argc, argv), with the contract of every example: a command_line_error

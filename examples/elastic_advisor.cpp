@@ -26,6 +26,7 @@
 #include "cli_support.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -46,12 +47,6 @@ constexpr std::string_view forms =
     "       elastic_advisor advise --work-steps N [--deadline-s D] --max-ps P --max-workers W\n"
     "                              --worker-usd-per-h X --ps-usd-per-h Y [--trial-s S] [--policy model|dlrover]\n"
     "       elastic_advisor compare [--measurements FILE.json] --work-steps N [--trial-s S]";
-
-std::string format(double value, int digits = 6) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    return buffer;
-}
 
 enum class policy_kind { model, dlrover };
 
@@ -236,18 +231,8 @@ int compare(int argc, char** argv) {
 }
 
 int run(int argc, char** argv) {
-    if (argc < 2) throw command_line_error{"a command is needed: replay, advise or compare"};
-    const std::string_view command = argv[1];
-    try {
-        if (command == "-h" || command == "--help") throw help_requested{};
-        if (command == "replay") return replay(argc, argv);
-        if (command == "advise") return advise(argc, argv);
-        if (command == "compare") return compare(argc, argv);
-    } catch (const help_requested&) {
-        std::cout << forms << '\n';
-        return 0;
-    }
-    throw command_line_error{"unknown command " + std::string(command) + " (replay, advise or compare)"};
+    static constexpr std::array<subcommand, 3> commands{{{"replay", replay}, {"advise", advise}, {"compare", compare}}};
+    return run_subcommand(commands, forms, argc, argv);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "cli_support.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -53,12 +54,6 @@ constexpr std::string_view forms =
     "       resilience_plan checkpoint --work-h W --interval-h TAU --checkpoint-h DELTA --restart-h R\n"
     "                                  --preemptions-per-h LAMBDA --deadline-h D [--json]\n"
     "       resilience_plan plan [PROBLEM.json] [--json] [--svg FILE]";
-
-std::string format(double value, int digits = 6) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    return buffer;
-}
 
 dnnplan::bamboo_model model_named(std::string_view name) {
     try {
@@ -395,18 +390,8 @@ int plan(int argc, char** argv) {
 }
 
 int run(int argc, char** argv) {
-    if (argc < 2) throw command_line_error{"a command is needed: simulate, checkpoint or plan"};
-    const std::string_view command = argv[1];
-    try {
-        if (command == "-h" || command == "--help") throw help_requested{};
-        if (command == "simulate") return simulate(argc, argv);
-        if (command == "checkpoint") return checkpoint(argc, argv);
-        if (command == "plan") return plan(argc, argv);
-    } catch (const help_requested&) {
-        std::cout << forms << '\n';
-        return 0;
-    }
-    throw command_line_error{"unknown command " + std::string(command) + " (simulate, checkpoint or plan)"};
+    static constexpr std::array<subcommand, 3> commands{{{"simulate", simulate}, {"checkpoint", checkpoint}, {"plan", plan}}};
+    return run_subcommand(commands, forms, argc, argv);
 }
 
 }  // namespace

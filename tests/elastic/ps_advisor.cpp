@@ -125,6 +125,9 @@ TEST_CASE("PS CPU proxy: the fitted PS utilisation, below 1 and rising with the 
     CHECK(u.at({1, 8}) > u.at({2, 8}));
     const measurement_table single{.gpu = "g", .worker_usd_per_h = 1.0, .ps_usd_per_h = 0.1, .measured = {{1, 1, 5.0}}};
     CHECK(ps_cpu_proxy(single).at({1, 1}) == 0.0);
+    // One configuration of 2+ workers: B_ps cannot be told from the compute time (pinned: no contention).
+    const measurement_table one{.gpu = "g", .worker_usd_per_h = 1.0, .ps_usd_per_h = 0.1, .measured = {{1, 4, 20.0}}};
+    CHECK(ps_cpu_proxy(one).at({1, 4}) < 1e-5);
 }
 
 TEST_CASE("advisor finds the optimum on tables drawn from a known model", "[elastic][advisor]") {
@@ -193,12 +196,14 @@ TEST_CASE("advisor: first trial, commitment, infeasible", "[elastic][advisor]") 
         CHECK_FALSE(res.details.model_fitted);
     }
     SECTION("every configuration measured: commit to the cheapest") {
-        r.observations = {{1, 1, 10.0}, {1, 2, 19.0}, {1, 4, 30.0}, {2, 4, 38.0}};
+        r.observations = {{1, 1, 10.0}, {1, 2, 19.0}, {1, 4, 30.0}, {2, 4, 37.0}};
         const elastic_result res = solve(r);
         REQUIRE(res.plan);
         CHECK(res.status == solve_status::feasible);
         CHECK(res.plan->action == elastic_action::commit);
-        CHECK(res.plan->configuration() == ps_configuration{1, 2});  // 0.0947 USD/h per step/s, the least
+        // USD/h per step/s: (1,1) 1.05 / 10 = 0.105, (1,2) 1.95 / 19 = 0.1026 (the least),
+        // (1,4) 3.75 / 30 = 0.125, (2,4) 3.9 / 37 = 0.1054.
+        CHECK(res.plan->configuration() == ps_configuration{1, 2});
         CHECK(*res.objective_value == Approx(100'000.0 / 19.0 * 1.95 / 3600.0));
     }
     SECTION("max_trials reached: commit even with the choice open") {
@@ -209,8 +214,8 @@ TEST_CASE("advisor: first trial, commitment, infeasible", "[elastic][advisor]") 
         CHECK(res.plan->action == elastic_action::commit);
     }
     SECTION("a deadline nothing can meet: infeasible, the fastest") {
-        r.observations = {{1, 1, 10.0}, {1, 2, 19.0}, {1, 4, 30.0}, {2, 4, 38.0}};
-        r.job.deadline_s = 100.0;
+        r.observations = {{1, 1, 10.0}, {1, 2, 19.0}, {1, 4, 30.0}, {2, 4, 37.0}};
+        r.job.deadline_s = 100.0;  // 100,000 steps need 2,703 s at the fastest, 37 steps/s
         const elastic_result res = solve(r);
         CHECK(res.status == solve_status::infeasible);
         REQUIRE(res.plan);

@@ -52,11 +52,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (!dnnplan_fuzz::accepted([&] { groups = dnnplan::parse_lifetimes(text); })) return 0;
             for (const auto& group : groups) {
                 const auto observations = dnnplan::lifetime_observations(group.vms);
-                double exposure = 0.0;
-                for (const auto& o : observations) exposure += o.duration_h;
-                if (observations.empty() || !(exposure > 0.0)) continue;
-                const auto h = dnnplan::fit_exponential_hazard(observations);
-                const auto daily = dnnplan::fit_hour_of_day_hazard(observations);
+                // A group the fits reject (no exposure, an infinite one) is an accepted rejection.
+                dnnplan::exponential_hazard h;
+                dnnplan::hour_of_day_hazard daily;
+                if (!dnnplan_fuzz::accepted([&] {
+                        h = dnnplan::fit_exponential_hazard(observations);
+                        daily = dnnplan::fit_hour_of_day_hazard(observations);
+                    }))
+                    continue;
                 if (!std::isfinite(h.rate_per_h) || !(h.lower_per_h <= h.rate_per_h) || !(h.rate_per_h <= h.upper_per_h) ||
                     !(daily.p_value >= 0.0 && daily.p_value <= 1.0))
                     dnnplan_fuzz::violated("accepted lifetimes fit with an interval around the rate", group.name);

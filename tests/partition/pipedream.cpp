@@ -75,6 +75,20 @@ void check_no_partition(const dnnplan::pipedream_result& r) {
     CHECK_FALSE(r.reason.empty());
 }
 
+/// A fuzz finding of the pipedream_graph harness as the harness solved it: its first byte (0x12)
+/// says 3 machines and a straight pipeline, the rest is the graph.
+dnnplan::pipedream_request fuzz_finding_request(const std::string& name) {
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/" + name, std::ios::binary);
+    REQUIRE(in);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(bytes.size() > 1);
+    CHECK(static_cast<unsigned char>(bytes[0]) == 0x12U);
+    dnnplan::pipedream_request request{.graph = dnnplan::parse_pipedream_graph(std::string_view(bytes).substr(1))};
+    request.options.machines = {3};
+    request.options.straight_pipeline = true;
+    return request;
+}
+
 }  // namespace
 
 TEST_CASE("PipeDream's worked examples are reproduced", "[partition][pipedream][published]") {
@@ -960,15 +974,7 @@ TEST_CASE("fuzz finding: the recurrence stops at the evaluation budget", "[piped
     // tests/fixtures/fuzz_findings/README.md, pipedream_graph-15: under the fuzz harness's budget
     // (20,000 nodes and evaluations) the recurrence computed 33,344 stage times; max_evaluations
     // was not checked. The harness's first byte (0x12) says 3 machines and a straight pipeline.
-    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/pipedream_graph-15-evaluations-over-budget.bin",
-                     std::ios::binary);
-    REQUIRE(in);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    REQUIRE(bytes.size() > 1);
-    CHECK(static_cast<unsigned char>(bytes[0]) == 0x12U);
-    dnnplan::pipedream_request request{.graph = dnnplan::parse_pipedream_graph(std::string_view(bytes).substr(1))};
-    request.options.machines = {3};
-    request.options.straight_pipeline = true;
+    dnnplan::pipedream_request request = fuzz_finding_request("pipedream_graph-15-evaluations-over-budget.bin");
     const auto unlimited = dnnplan::solve(request);  // the default budget: 10^9 evaluations
     REQUIRE(unlimited.status == dnnplan::solve_status::optimal);
     CHECK(unlimited.counters.evaluations > 20'000);
@@ -991,15 +997,7 @@ TEST_CASE("fuzz finding: the bounded search's retries stop at the node budget", 
     // (20,000 nodes and evaluations) the searches below growing bounds refilled rows and counted
     // 23,844 cells: max_nodes was checked only against one fill. First byte 0x12: 3 machines, a
     // straight pipeline.
-    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/pipedream_graph-16-nodes-over-budget.bin",
-                     std::ios::binary);
-    REQUIRE(in);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    REQUIRE(bytes.size() > 1);
-    CHECK(static_cast<unsigned char>(bytes[0]) == 0x12U);
-    dnnplan::pipedream_request request{.graph = dnnplan::parse_pipedream_graph(std::string_view(bytes).substr(1))};
-    request.options.machines = {3};
-    request.options.straight_pipeline = true;
+    dnnplan::pipedream_request request = fuzz_finding_request("pipedream_graph-16-nodes-over-budget.bin");
     const auto unlimited = dnnplan::solve(request);
     REQUIRE(unlimited.status == dnnplan::solve_status::optimal);
     CHECK(unlimited.counters.nodes > 20'000);
@@ -1007,6 +1005,8 @@ TEST_CASE("fuzz finding: the bounded search's retries stop at the node budget", 
     const auto r = dnnplan::solve(request);
     CHECK(r.status == dnnplan::solve_status::budget_exhausted);
     CHECK_FALSE(r.plan);
+    CHECK_FALSE(r.objective_value);
     CHECK(r.counters.nodes <= 20'000);
     CHECK(r.counters.evaluations <= 20'000);
+    CHECK_THAT(r.reason, Catch::Contains("node budget of 20000"));
 }

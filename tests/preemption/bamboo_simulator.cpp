@@ -273,16 +273,9 @@ TEST_CASE("random mode over seeds: every seed's run, the means and the intervals
 
 TEST_CASE("random mode over seeds: bad arguments name the field", "[preemption][bamboo][random][errors]") {
     const bamboo_random_options random{.capacity = 48, .removal_probability = 0.05};
-    const auto field = [](auto&& f) {
-        try {
-            f();
-        } catch (const invalid_input& e) {
-            return std::string(e.field());
-        }
-        return std::string("(accepted)");
-    };
-    CHECK(field([&] { (void)simulate_bamboo_seeds(random, 5, 4); }) == "last_seed");
-    CHECK(field([&] { (void)simulate_bamboo_seeds(random, 0, max_bamboo_seeds); }) == "last_seed");
-    CHECK(field([&] { (void)simulate_bamboo_seeds(random, 1, 2, {}, 1.0); }) == "confidence");
-    CHECK(field([&] { (void)simulate_bamboo_seeds(bamboo_random_options{.capacity = 0}, 1, 2); }) == "random.capacity");
+    using dnnplan_test::field_of;
+    CHECK(field_of([&] { (void)simulate_bamboo_seeds(random, 5, 4); }) == "last_seed");
+    CHECK(field_of([&] { (void)simulate_bamboo_seeds(random, 0, max_bamboo_seeds); }) == "last_seed");
+    CHECK(field_of([&] { (void)simulate_bamboo_seeds(random, 1, 2, {}, 1.0); }) == "confidence");
+    CHECK(field_of([&] { (void)simulate_bamboo_seeds(bamboo_random_options{.capacity = 0}, 1, 2); }) == "random.capacity");
 }

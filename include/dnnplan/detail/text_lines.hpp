@@ -1,9 +1,10 @@
 #pragma once
-// What the line-oriented readers (io/pollux_trace.hpp, io/bamboo_trace.hpp) and the messages
+// What the line-oriented readers (io/pollux_trace.hpp, io/bamboo_trace.hpp, io/pipedream_graph.hpp) and the messages
 // that quote a user's text share: a quoted excerpt, blanks trimmed, "line N", and the parse_error
 // of a malformed field ("line N: field F: expected E, found \"...\"").
 
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/detail/validate.hpp>
 
 #include <array>
 #include <cstddef>
@@ -33,6 +34,13 @@ namespace dnnplan::detail::text_lines {
 }
 
 [[nodiscard]] inline std::string where(std::int64_t line) { return "line " + std::to_string(line); }
+
+/// Throws parse_error(where(line), "expected UTF-8 text, ...") naming the first byte that is not
+/// UTF-8: a line is echoed in messages and tables, so it must be text.
+inline void require_utf8_line(std::string_view text, std::int64_t line) {
+    if (const auto at = invalid_utf8_offset(text))
+        throw parse_error(where(line), "expected UTF-8 text, found a byte that is not UTF-8 at column " + std::to_string(*at + 1));
+}
 
 /// Throws parse_error(where(line), "field F: expected E, found \"...\"") (the found text quoted,
 /// cut after `max_bytes`).

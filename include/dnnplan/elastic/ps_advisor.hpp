@@ -78,6 +78,27 @@ struct configuration_speed {
     }
 };
 
+namespace detail::elastic {
+
+/// Every configuration of `list` (named `path[i]`, read through `config`) at most once.
+template <class T, class Config>
+void require_distinct(const std::vector<T>& list, const std::string& path, Config config) {
+    std::map<ps_configuration, std::size_t> seen;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string at = path + "[" + std::to_string(i) + "]";
+        if (const auto [it, fresh] = seen.emplace(config(list[i]), i); !fresh)
+            throw invalid_input(at, to_string(config(list[i])),
+                                "a configuration listed once (also " + path + "[" + std::to_string(it->second) + "])");
+    }
+}
+
+/// USD per second of running c at these prices.
+[[nodiscard]] inline double usd_per_s(const ps_configuration& c, double worker_usd_per_h, double ps_usd_per_h) noexcept {
+    return (c.workers * worker_usd_per_h + c.ps * ps_usd_per_h) / 3600.0;
+}
+
+}  // namespace detail::elastic
+
 /// What the job has left to do and what it may use.
 struct elastic_job {
     std::string gpu = "worker";                   ///< the worker type's name (reports only)
@@ -92,24 +113,17 @@ struct elastic_job {
         detail::require_utf8(p + "gpu", gpu);
         detail::require_positive(p + "remaining_steps", remaining_steps);
         if (deadline_s) detail::require_positive(p + "deadline_s", *deadline_s);
-        detail::require_non_negative(p + "worker_usd_per_h", worker_usd_per_h);
+        detail::require_positive(p + "worker_usd_per_h", worker_usd_per_h);
         detail::require_non_negative(p + "ps_usd_per_h", ps_usd_per_h);
-        if (!(worker_usd_per_h > 0.0))
-            throw invalid_input(p + "worker_usd_per_h", detail::format_number(worker_usd_per_h), "a price > 0");
         if (configurations.empty()) throw invalid_input(p + "configurations", "[]", "at least one configuration");
-        std::map<ps_configuration, std::size_t> seen;
-        for (std::size_t i = 0; i < configurations.size(); ++i) {
-            const std::string at = p + "configurations[" + std::to_string(i) + "]";
-            configurations[i].validate(at);
-            if (const auto [it, fresh] = seen.emplace(configurations[i], i); !fresh)
-                throw invalid_input(at, to_string(configurations[i]),
-                                    "a configuration listed once (also configurations[" + std::to_string(it->second) + "])");
-        }
+        for (std::size_t i = 0; i < configurations.size(); ++i)
+            configurations[i].validate(p + "configurations[" + std::to_string(i) + "]");
+        detail::elastic::require_distinct(configurations, p + "configurations", [](const ps_configuration& c) { return c; });
     }
 
     /// USD per second of running configuration c.
     [[nodiscard]] double usd_per_s(const ps_configuration& c) const noexcept {
-        return (c.workers * worker_usd_per_h + c.ps * ps_usd_per_h) / 3600.0;
+        return detail::elastic::usd_per_s(c, worker_usd_per_h, ps_usd_per_h);
     }
     [[nodiscard]] bool allows(const ps_configuration& c) const {
         return std::find(configurations.begin(), configurations.end(), c) != configurations.end();
@@ -217,18 +231,13 @@ using elastic_result = solve_result<elastic_plan, elastic_details>;
 
 namespace detail::elastic {
 
-struct fitted_model {
-    std::optional<ps_async_fit_result> fit{};
-    double parameter_bytes = 0.0;
-};
-
 /// The load-contention fit on one mean speed per configuration (records of the same configuration
 /// are not independent measurements: their mean is one). With one configuration of 2+ workers and
 /// nothing else B_ps cannot be told from the compute time: it is pinned at 1e6 B_req (no
-/// contention, the optimistic guess; the interval is unbounded, dof 0).
-[[nodiscard]] inline fitted_model fit_speeds(const std::map<ps_configuration, double>& mean, const elastic_options& o) {
-    fitted_model m{.fit = std::nullopt, .parameter_bytes = o.fit.parameter_bytes};
-    if (mean.empty()) return m;
+/// contention, the optimistic guess; the interval is unbounded, dof 0). None: nothing measured.
+[[nodiscard]] inline std::optional<ps_async_fit_result> fit_speeds(const std::map<ps_configuration, double>& mean,
+                                                                   const ps_async_fit_options& fit_options) {
+    if (mean.empty()) return std::nullopt;
     std::vector<ps_cluster_sample> samples;
     double shortest_worker_s = std::numeric_limits<double>::infinity();
     std::size_t multi = 0;
@@ -237,14 +246,13 @@ struct fitted_model {
         shortest_worker_s = std::min(shortest_worker_s, c.workers / speed);
         if (c.workers >= 2) ++multi;
     }
-    ps_async_fit_options options = o.fit;
+    ps_async_fit_options options = fit_options;
     options.contention_model = ps_contention_model::load;
     if (mean.size() == 1 && multi == 1 && !options.ps_bandwidth_bytes_per_s) {
         const double b_req = options.required_bandwidth_bytes_per_s.value_or(2.0 * options.parameter_bytes / (0.3 * shortest_worker_s));
         options.ps_bandwidth_bytes_per_s = 1.0e6 * b_req;
     }
-    m.fit = fit_ps_async({ps_async_worker_type{.name = "worker", .gpus = 1, .worker_batch = 1.0}}, samples, options);
-    return m;
+    return fit_ps_async({ps_async_worker_type{.name = "worker", .gpus = 1, .worker_batch = 1.0}}, samples, options);
 }
 
 [[nodiscard]] inline double cost_of(const elastic_job& job, const ps_configuration& c, double speed) {
@@ -280,10 +288,10 @@ struct fitted_model {
     elastic_result result;
     auto& d = result.details;
     d.trials = static_cast<std::int32_t>(mean.size());
-    const de::fitted_model model = de::fit_speeds(mean, o);
-    const double two_s = 2.0 * model.parameter_bytes;
-    if (model.fit) {
-        const ps_async_fit_result& f = *model.fit;
+    const std::optional<ps_async_fit_result> model = de::fit_speeds(mean, o.fit);
+    const double two_s = 2.0 * o.fit.parameter_bytes;
+    if (model) {
+        const ps_async_fit_result& f = *model;
         d.model_fitted = true;
         d.compute_s = f.compute_s.front() + two_s / f.network.pcie_bandwidth_bytes_per_s;
         d.ps_bandwidth_bytes_per_s = f.network.ps_bandwidth_bytes_per_s;
@@ -297,9 +305,9 @@ struct fitted_model {
         if (const auto it = mean.find(c); it != mean.end()) {
             e.tried = true;
             e.steps_per_s = e.lower = e.upper = it->second;
-        } else if (model.fit) {
+        } else if (model) {
             const std::array<std::int32_t, 1> counts{c.workers};
-            const interval i = predict_ps_async(*model.fit, counts, c.ps, o.confidence);
+            const interval i = predict_ps_async(*model, counts, c.ps, o.confidence);
             e.steps_per_s = i.value;
             e.lower = std::isfinite(i.lower) ? i.lower : 0.0;
             e.upper = i.upper;
@@ -328,7 +336,7 @@ struct fitted_model {
 
     // The PS bottleneck at the reference configuration.
     const auto bottleneck_at = [&](const ps_configuration& c, double speed) {
-        if (!model.fit) return std::pair{0.0, false};
+        if (!model) return std::pair{0.0, false};
         const double capacity = c.ps * d.ps_bandwidth_bytes_per_s / two_s;
         const double demand = c.workers / (d.compute_s + two_s / d.required_bandwidth_bytes_per_s);
         return std::pair{speed / capacity, capacity < demand};
@@ -349,6 +357,16 @@ struct fitted_model {
     };
     const auto money = [](double usd) { return detail::format_number(std::round(usd * 100.0) / 100.0) + " USD"; };
 
+    if (mean.empty()) {
+        // The first trial: the fewest PS with the fewest workers (2 or more when there are) -- cheap,
+        // and the smallest cluster where the PS can be contended.
+        const elastic_candidate* first = nullptr;
+        const auto key = [](const elastic_candidate& e) { return std::tuple{e.ps, e.workers < 2, e.workers}; };
+        for (const auto& e : cands)
+            if (first == nullptr || key(e) < key(*first)) first = &e;
+        return finish(*first, elastic_action::trial, "nothing measured yet: a first trial on the smallest cluster with 2+ workers");
+    }
+
     // Contenders: untried, optimistically able to meet the deadline and to beat the commitment.
     const double bar = commit != nullptr ? pessimistic(*commit) * (1.0 - o.min_gain) : std::numeric_limits<double>::infinity();
     // Trials stay near what was measured (the model extrapolates badly from one or two points):
@@ -368,15 +386,6 @@ struct fitted_model {
         contenders.push_back(&e);
     }
 
-    if (mean.empty()) {
-        // The first trial: the fewest PS with the fewest workers (2 or more when there are) -- cheap,
-        // and the smallest cluster where the PS can be contended.
-        const elastic_candidate* first = nullptr;
-        const auto key = [](const elastic_candidate& e) { return std::tuple{e.ps, e.workers < 2, e.workers}; };
-        for (const auto& e : cands)
-            if (first == nullptr || key(e) < key(*first)) first = &e;
-        return finish(*first, elastic_action::trial, "nothing measured yet: a first trial on the smallest cluster with 2+ workers");
-    }
     if (!contenders.empty() && d.trials < o.max_trials) {
         // With a PS bottleneck at the reference, a PS more (same workers) comes first.
         const elastic_candidate* reference = commit;
@@ -384,13 +393,13 @@ struct fitted_model {
             for (const auto& e : cands)
                 if (config(e) == *request.current) reference = &e;
         if (reference != nullptr && reference->tried) {
-            const auto [u, bottleneck] = bottleneck_at(config(*reference), reference->steps_per_s);
-            for (const auto* e : contenders)
-                if (bottleneck && e->ps == reference->ps + 1 && e->workers == reference->workers)
-                    return finish(*e, elastic_action::trial,
-                                  "PS bottleneck at " + to_string(config(*reference)) + " (PS at " +
-                                      detail::format_number(std::round(u * 100.0)) +
-                                      "% of its fitted capacity, below the workers' demand): try a PS more");
+            if (const auto [u, bottleneck] = bottleneck_at(config(*reference), reference->steps_per_s); bottleneck)
+                for (const auto* e : contenders)
+                    if (e->ps == reference->ps + 1 && e->workers == reference->workers)
+                        return finish(*e, elastic_action::trial,
+                                      "PS bottleneck at " + to_string(config(*reference)) + " (PS at " +
+                                          detail::format_number(std::round(u * 100.0)) +
+                                          "% of its fitted capacity, below the workers' demand): try a PS more");
         }
         const elastic_candidate* pick = nullptr;
         const auto better = [&](const elastic_candidate* a, const elastic_candidate* b) {

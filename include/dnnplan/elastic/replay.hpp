@@ -48,14 +48,8 @@ struct measurement_table {
         detail::require_positive(p + "worker_usd_per_h", worker_usd_per_h);
         detail::require_non_negative(p + "ps_usd_per_h", ps_usd_per_h);
         if (measured.empty()) throw invalid_input(p + "measured", "[]", "at least one measured configuration");
-        std::map<ps_configuration, std::size_t> seen;
-        for (std::size_t i = 0; i < measured.size(); ++i) {
-            const std::string at = p + "measured[" + std::to_string(i) + "]";
-            measured[i].validate(at);
-            if (const auto [it, fresh] = seen.emplace(measured[i].configuration(), i); !fresh)
-                throw invalid_input(at, to_string(measured[i].configuration()),
-                                    "a configuration listed once (also measured[" + std::to_string(it->second) + "])");
-        }
+        for (std::size_t i = 0; i < measured.size(); ++i) measured[i].validate(p + "measured[" + std::to_string(i) + "]");
+        detail::elastic::require_distinct(measured, p + "measured", [](const configuration_speed& m) { return m.configuration(); });
     }
 
     [[nodiscard]] std::optional<double> speed(const ps_configuration& c) const {
@@ -69,7 +63,7 @@ struct measurement_table {
         return out;
     }
     [[nodiscard]] double usd_per_s(const ps_configuration& c) const noexcept {
-        return (c.workers * worker_usd_per_h + c.ps * ps_usd_per_h) / 3600.0;
+        return detail::elastic::usd_per_s(c, worker_usd_per_h, ps_usd_per_h);
     }
 };
 
@@ -168,23 +162,16 @@ struct hindsight_choice {
 [[nodiscard]] inline std::map<ps_configuration, double> ps_cpu_proxy(const measurement_table& table,
                                                                      const ps_async_fit_options& options = {}) {
     table.validate("table");
-    std::vector<ps_cluster_sample> samples;
-    for (const auto& m : table.measured)
-        samples.push_back({.counts = {m.workers}, .iterations_per_s = m.steps_per_s, .parameter_servers = m.ps});
-    std::size_t multi = 0;
-    for (const auto& s : samples)
-        if (s.counts.front() >= 2) ++multi;
-    std::map<ps_configuration, double> out;
-    if (multi == 0) {  // no contention observable: the PS does not limit anything
-        for (const auto& m : table.measured) out[m.configuration()] = 0.0;
-        return out;
+    std::map<ps_configuration, double> speeds;
+    bool contended = false;  // a configuration of 2+ workers: without one the PS limits nothing
+    for (const auto& m : table.measured) {
+        speeds[m.configuration()] = m.steps_per_s;
+        contended = contended || m.workers >= 2;
     }
-    ps_async_fit_options o = options;
-    o.contention_model = ps_contention_model::load;
-    const auto fit = fit_ps_async({ps_async_worker_type{.name = table.gpu, .gpus = 1, .worker_batch = 1.0}}, samples, o);
-    const double two_s = 2.0 * fit.network.parameter_bytes;
-    for (const auto& m : table.measured)
-        out[m.configuration()] = m.steps_per_s * two_s / (m.ps * fit.network.ps_bandwidth_bytes_per_s);
+    std::map<ps_configuration, double> out;
+    const auto fit = contended ? detail::elastic::fit_speeds(speeds, options) : std::nullopt;
+    for (const auto& [c, x] : speeds)
+        out[c] = fit ? x * 2.0 * fit->network.parameter_bytes / (c.ps * fit->network.ps_bandwidth_bytes_per_s) : 0.0;
     return out;
 }
 
@@ -211,9 +198,7 @@ template <elastic_policy Policy>
         const auto speed = table.speed(next.configuration);
         if (!speed)
             throw error("the policy asked for " + to_string(next.configuration) + ", which the measurement table does not hold");
-        const double switching = view.current && *view.current != next.configuration ? options.switch_s
-                                 : !view.current                                     ? options.switch_s
-                                                                                     : 0.0;
+        const double switching = !view.current || *view.current != next.configuration ? options.switch_s : 0.0;
         const double run_s = next.final ? remaining() / *speed : std::min(options.trial_s, remaining() / *speed);
         replay_segment seg{.run = {next.configuration.ps, next.configuration.workers, *speed},
                            .start_s = view.elapsed_s, .duration_s = switching + run_s,
@@ -275,7 +260,6 @@ struct dlrover_policy {
     dlrover::local_optimizer_params params{};
 
     dlrover::record_store store{};
-    int stage = 0;  ///< 0 cold start, 1 PS initial, 2 running
 
     [[nodiscard]] policy_decision operator()(const policy_view& v) {
         std::int32_t max_ps = 1, max_workers = 1;
@@ -287,7 +271,6 @@ struct dlrover_policy {
                                               .memory_mb = (max_ps + max_workers) * node_memory_mb};
         if (!v.current) {
             const auto plan = dlrover::cold_start_plan(limits, params);
-            stage = 1;
             return {.configuration = nearest(v, plan.groups.at(dlrover::node_type::ps).count,
                                              plan.groups.at(dlrover::node_type::worker).count),
                     .final = false, .why = "DLRover cold start"};
@@ -297,8 +280,7 @@ struct dlrover_policy {
         for (std::int64_t i = 0; i < samples; ++i) store.add(record_of(last));
         ps_configuration next = *v.current;
         std::string why;
-        if (stage == 1) {
-            stage = 2;
+        if (v.observations.size() == 1) {  // after the cold start's first period
             const auto plan = dlrover::ps_initial_plan(store.records(), limits, params);
             if (const auto it = plan.groups.find(dlrover::node_type::ps); it != plan.groups.end()) next.ps = it->second.count;
             why = "DLRover PS initial plan";

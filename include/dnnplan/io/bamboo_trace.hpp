@@ -49,9 +49,7 @@ using text_lines::where;
 /// false when the reader wants no more lines.
 template <class Reader>
 [[nodiscard]] bool pass_line(Reader& reader, std::string_view text, std::int64_t number) {
-    if (const auto at = invalid_utf8_offset(text))
-        throw parse_error(where(number), "expected UTF-8 text, found a byte that is not UTF-8 at column " +
-                                             std::to_string(*at + 1));
+    text_lines::require_utf8_line(text, number);
     if constexpr (std::is_same_v<decltype(reader.line(text, number)), bool>) return reader.line(text, number);
     else {
         reader.line(text, number);

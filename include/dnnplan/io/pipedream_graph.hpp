@@ -8,6 +8,7 @@
 // Every malformed line is a dnnplan::parse_error with where() = "line N" (1-based).
 
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/detail/text_lines.hpp>
 #include <dnnplan/detail/validate.hpp>
 #include <dnnplan/partition/layer_graph.hpp>
 
@@ -45,19 +46,8 @@ inline constexpr std::string_view separator = " -- ";
     return false;
 }
 
-/// The found text of an error message, quoted and cut to a readable length.
-[[nodiscard]] inline std::string quoted(std::string_view text) {
-    constexpr std::size_t limit = 80;
-    std::string out = "\"";
-    if (text.size() > limit) {
-        out += text.substr(0, limit);
-        out += "...";
-    } else {
-        out += text;
-    }
-    out += '"';
-    return out;
-}
+/// The found text of an error message, quoted and cut after 80 bytes on a UTF-8 boundary.
+[[nodiscard]] inline std::string quoted(std::string_view text) { return text_lines::quoted_text(text, 80); }
 
 /// The four attributes, in the order PipeDream writes them.
 inline constexpr std::array<std::string_view, 4> attribute_keys{"forward_compute_time", "backward_compute_time",

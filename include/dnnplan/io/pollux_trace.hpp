@@ -62,9 +62,6 @@ namespace detail::pollux_csv {
 using text_lines::trim;
 using text_lines::where;
 
-/// Excerpts of a CSV cell are cut after 60 bytes.
-[[nodiscard]] inline std::string quoted(std::string_view text) { return text_lines::quoted_text(text, 60); }
-
 [[noreturn]] inline void fail(std::int64_t line, std::string_view field, std::string_view expected, std::string_view found) {
     text_lines::fail(line, field, expected, found, 60);
 }
@@ -104,8 +101,7 @@ void read_csv(std::istream& in, const std::array<std::string_view, Count>& names
     while (std::getline(in, text)) {
         ++line;
         // Fields are echoed in errors and tables: the text must be UTF-8.
-        if (const auto at = invalid_utf8_offset(text))
-            throw parse_error(where(line), "expected UTF-8 text, found a byte that is not UTF-8 at column " + std::to_string(*at + 1));
+        text_lines::require_utf8_line(text, line);
         const std::string_view trimmed = trim(text);
         if (trimmed.empty()) continue;
         if (!header) {

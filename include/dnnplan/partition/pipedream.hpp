@@ -349,10 +349,8 @@ struct pipedream_scratch {
             continue;
         }
         if (max_nodes > 0 &&
-            counters.cells + counters.threshold_decisions + static_cast<std::int64_t>(m_count) - 1 > max_nodes) {
-            stopped = true;
+            counters.cells + counters.threshold_decisions + static_cast<std::int64_t>(m_count) - 1 > max_nodes)
             return false;
-        }
         counters.cells += static_cast<std::int64_t>(m_count) - 1;  // m = 1..M-1
         std::fill(scratch.best.begin(), scratch.best.end(), banded ? upper_bound : inf);
         std::fill(scratch.best_choice.begin(), scratch.best_choice.end(), pipedream_choice{});
@@ -611,17 +609,20 @@ inline pipedream_stage describe_stage(const layer_graph& graph, const antichain_
 
 inline constexpr double chain_tolerance = 1e-10;
 
-/// The recurrence stopped at the evaluation budget: no plan, nothing proven.
-[[nodiscard]] inline pipedream_result pipedream_over_evaluations(std::size_t num_states, const pipedream_counters& work,
-                                                                 std::int64_t max_evaluations, std::int64_t max_nodes) {
+/// The recurrence stopped at a budget (the counters say which): no plan, nothing proven.
+[[nodiscard]] inline pipedream_result pipedream_over_budget(std::size_t num_states, const pipedream_counters& work,
+                                                            const search_budget& budget) {
     pipedream_result result;
     result.status = solve_status::budget_exhausted;
     result.details = {.num_states = num_states, .work = work};
     result.counters.evaluations = work.state_pairs;
     result.counters.nodes = work.cells + work.threshold_decisions;
-    result.reason = "the recurrence stopped at the evaluation budget of " + std::to_string(max_evaluations) +
-                    " stage times (options.budget.max_evaluations) or the node budget of " + std::to_string(max_nodes) +
-                    " cells (options.budget.max_nodes), before a partition was proven";
+    result.reason = budget.evaluations_exhausted(work.state_pairs)
+                        ? "the recurrence stopped at the evaluation budget of " + std::to_string(budget.max_evaluations) +
+                              " stage times (options.budget.max_evaluations)"
+                        : "the recurrence stopped at the node budget of " + std::to_string(budget.max_nodes) +
+                              " cells (options.budget.max_nodes)";
+    result.reason += ", before a partition was proven";
     return result;
 }
 
@@ -769,8 +770,7 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
                 if (!detail::solve_pipedream_row(cost, built, nullptr, 0, machines, options.straight_pipeline,
                                                  options.use_fewer_machines, row, scratch, work, bound,
                                                  options.budget.max_evaluations, options.budget.max_nodes))
-                    return detail::pipedream_over_evaluations(s_count, work, options.budget.max_evaluations,
-                                                             options.budget.max_nodes);
+                    return detail::pipedream_over_budget(s_count, work, options.budget);
                 if (row.at(s_count - 1, static_cast<std::size_t>(machines) - 1) < bound || std::isinf(bound)) break;
                 ++work.searches_retried;
                 bound = bound < cap && bound < 16.0 * cost.compute_s(0, s_count) / static_cast<double>(machines)
@@ -788,8 +788,7 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
                                              options.use_fewer_machines, row, scratch, work,
                                              std::numeric_limits<double>::infinity(), options.budget.max_evaluations,
                                              options.budget.max_nodes))
-                return detail::pipedream_over_evaluations(s_count, work, options.budget.max_evaluations,
-                                                             options.budget.max_nodes);
+                return detail::pipedream_over_budget(s_count, work, options.budget);
             for (std::size_t j = i; j < s_count; ++j) next[i * s_count + j] = row.at(j, m_last);
         }
         table = std::move(next);

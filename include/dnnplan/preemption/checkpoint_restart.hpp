@@ -685,8 +685,6 @@ namespace detail {
         // A local search (P over n is not known to be unimodal): from the E[T]-optimal count, steps
         // doubling uphill until P falls, then the bracket halved around the best point.
         std::int64_t b = std::min(n_mean, n_max), a = std::max<std::int64_t>(1, b - 1), c = std::min(n_max, b + 1);
-        const auto left = static_cast<std::int64_t>(seen.size() < 1 ? 0 : 0);
-        (void)left;
         const std::int64_t dir = c > b && p_at(c) > p_at(b) ? 1 : (a < b && p_at(a) > p_at(b) ? -1 : 0);
         for (std::int64_t step = 1, prev = b; dir != 0 && static_cast<std::int64_t>(seen.size()) < budget; step *= 2) {
             const std::int64_t next = std::clamp<std::int64_t>(b + dir * step, 1, n_max);

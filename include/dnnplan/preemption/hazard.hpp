@@ -93,14 +93,9 @@ inline void check_lifetimes(std::span<const lifetime_observation> observations, 
     double exposure = 0.0;
     for (std::size_t i = 0; i < observations.size(); ++i) {
         const lifetime_observation& o = observations[i];
-        const auto field = [i](std::string_view name) {
-            return [i, name] { return "observations[" + std::to_string(i) + "]." + std::string(name); };
-        };
-        require_non_negative(field("duration_h"), o.duration_h);
-        if (o.start_hour_of_day ? !(*o.start_hour_of_day >= 0.0 && *o.start_hour_of_day < 24.0) : need_hour)
-            throw invalid_input(field("start_hour_of_day")(),
-                                o.start_hour_of_day ? format_number(*o.start_hour_of_day) : std::string("none"),
-                                "a number in [0, 24)");
+        const std::string at = "observations[" + std::to_string(i) + "]";
+        o.validate(at);
+        if (need_hour && !o.start_hour_of_day) throw invalid_input(at + ".start_hour_of_day", "none", "a number in [0, 24)");
         exposure += o.duration_h;
     }
     if (!(exposure > 0.0) || !std::isfinite(exposure))

@@ -67,6 +67,14 @@ struct sample_summary {
 
 namespace detail::sampling {
 
+/// The checks of the alternatives that have them (a Poisson process's rate and delay, Bamboo's
+/// random mode's options), named under `path`; a trace was checked when it was built, and a
+/// process of the caller's own checks itself.
+inline void validate(const preemption_model& model, const std::string& path) {
+    if (const auto* poisson = std::get_if<poisson_preemption>(&model)) poisson->validate(path);
+    if (const auto* random = std::get_if<bamboo_random_process>(&model)) random->options.validate(path);
+}
+
 /// The trace from `offset_ms` on, the instances live then added at 0 (in the order they were
 /// added): one start time of a recorded trace.
 [[nodiscard]] inline instance_trace trace_window(const instance_trace& trace, std::int64_t offset_ms) {

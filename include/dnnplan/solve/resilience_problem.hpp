@@ -58,8 +58,7 @@ struct resilience_offer {
         detail::require_positive(p + "on_demand_usd_per_h", on_demand_usd_per_h);
         detail::require_positive(p + "speed", speed);
         detail::require_at_least(p + "max_instances", max_instances, 1);
-        if (const auto* poisson = std::get_if<poisson_preemption>(&preemption)) poisson->validate(p + "preemption");
-        if (const auto* random = std::get_if<bamboo_random_process>(&preemption)) random->options.validate(p + "preemption");
+        detail::sampling::validate(preemption, p + "preemption");
     }
 };
 

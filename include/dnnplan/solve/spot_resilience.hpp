@@ -49,10 +49,7 @@ struct spot_preemption_options {
         detail::require_at_least(p + "samples", samples, 1);
         detail::require_at_least(p + "instance_ready_ms", instance_ready_ms, 0);
         detail::require_at_least(p + "max_tightenings", max_tightenings, 0);
-        for (const auto& [name, model] : per_type) {
-            if (const auto* poisson = std::get_if<poisson_preemption>(&model)) poisson->validate(p + "per_type." + name);
-            if (const auto* random = std::get_if<bamboo_random_process>(&model)) random->options.validate(p + "per_type." + name);
-        }
+        for (const auto& [name, model] : per_type) detail::sampling::validate(model, p + "per_type." + name);
     }
 };
 
@@ -240,9 +237,8 @@ template <asynchronous_throughput_model Throughput>
         } else {
             // Shrink the planned deadline by the ratio of the goal to the simulated q-quantile.
             std::sort(times.begin(), times.end());
-            const double t_q =
-                times[std::min(times.size() - 1, static_cast<std::size_t>(pre.probability * static_cast<double>(times.size())))];
-            const double factor = std::isfinite(t_q) ? std::min(0.95, deadline_s / t_q) : 0.5;
+            const std::optional<double> t_q = detail::sampling::quantile(times, pre.probability);  // none: beyond the horizon
+            const double factor = t_q ? std::min(0.95, deadline_s / *t_q) : 0.5;
             planned.problem.goals.deadline_s *= factor;
         }
     }
