@@ -102,3 +102,28 @@ TEST_CASE("ps load contention: large clusters stay finite (log-space convolution
     // Saturated: the PS moves B_ps bytes/s, 2 S per iteration.
     CHECK(r == Approx(b_ps / exchange).epsilon(1e-6));
 }
+
+TEST_CASE("ps load contention: the bounds between PS and worker counts", "[model][ps_load]") {
+    // What elastic/ps_advisor.hpp reads from one measured configuration about another (P PS of
+    // capacity P B_ps each, n workers of one type, x = X / n a worker's rate):
+    //   a PS or a worker more never lowers X; a worker more never raises x;
+    //   with n' >= n and P' / n' >= P / n (the PS pooled over more workers), x' >= x.
+    // Swept over compute times and bandwidths from PS-bound to worker-bound.
+    const auto cluster = [](double z, double ps_bytes_per_s, std::int32_t ps, std::int32_t n) {
+        return ps_load_iterations_per_s(std::vector<double>{z}, std::vector<std::int32_t>{n}, exchange, b_req,
+                                        ps_bytes_per_s * ps);
+    };
+    for (const double z : {0.005, 0.05, 0.5})
+        for (const double ps_bytes_per_s : {20e6, 100e6, 500e6}) {
+            for (std::int32_t ps = 1; ps <= 3; ++ps)
+                for (std::int32_t n = 1; n <= 8; ++n) {
+                    const double x = cluster(z, ps_bytes_per_s, ps, n);
+                    CHECK(cluster(z, ps_bytes_per_s, ps + 1, n) >= x * (1.0 - 1e-12));
+                    CHECK(cluster(z, ps_bytes_per_s, ps, n + 1) >= x * (1.0 - 1e-12));
+                    CHECK(cluster(z, ps_bytes_per_s, ps, n + 1) / (n + 1) <= x / n * (1.0 + 1e-12));
+                    for (std::int32_t ps2 = ps; ps2 <= 4; ++ps2)
+                        for (std::int32_t n2 = n; n2 <= 10; ++n2)
+                            if (ps2 * n >= ps * n2) CHECK(cluster(z, ps_bytes_per_s, ps2, n2) / n2 >= x / n * (1.0 - 1e-12));
+                }
+        }
+}
