@@ -170,7 +170,8 @@ int advise(int argc, char** argv) {
             j["workers"] = r.plan->workers;
             j["action"] = std::string(to_string(r.plan->action));
             j["why"] = r.plan->why;
-            j["predicted_cost_usd"] = r.objective_value ? nlohmann::ordered_json(*r.objective_value) : nlohmann::ordered_json();
+            // Null while nothing is measured (the objective is then the first trial's own cost).
+            j["predicted_cost_usd"] = r.details.model_fitted ? nlohmann::ordered_json(*r.objective_value) : nlohmann::ordered_json();
             j["ps_bottleneck"] = r.details.ps_bottleneck;
             std::cout << j.dump() << std::endl;  // one line per record, flushed
         } else {

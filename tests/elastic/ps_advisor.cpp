@@ -239,12 +239,17 @@ TEST_CASE("advisor: speeds per worker within the noise are not read as contentio
 TEST_CASE("advisor: first trial, commitment, infeasible", "[elastic][advisor]") {
     elastic_request r{.job = {.remaining_steps = 100'000.0, .worker_usd_per_h = 0.9, .ps_usd_per_h = 0.15,
                               .configurations = {{1, 1}, {1, 2}, {1, 4}, {2, 4}}}};
-    SECTION("nothing measured: the smallest cluster with 2+ workers, no predicted cost") {
+    SECTION("nothing measured: the smallest cluster with 2+ workers, the trial's cost as its objective") {
         const elastic_result res = solve(r);
         REQUIRE(res.plan);
         CHECK(res.plan->configuration() == ps_configuration{1, 2});
         CHECK(res.plan->action == elastic_action::trial);
-        CHECK_FALSE(res.objective_value);
+        // Nothing predicts the cost of finishing: the objective is the trial's own, 120 s of (1,2).
+        REQUIRE(res.objective_value);
+        CHECK(*res.objective_value == Approx(120.0 * (2 * 0.9 + 0.15) / 3600.0));
+        // The result writes and reads back (a plan has its objective value).
+        const std::string text = to_json_text(res, -1);
+        CHECK(to_json_text(parse_json<elastic_result>(text), -1) == text);
         CHECK_FALSE(res.details.model_fitted);
     }
     SECTION("every configuration measured: commit to the cheapest") {

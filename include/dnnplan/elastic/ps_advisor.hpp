@@ -231,7 +231,9 @@ struct elastic_details {
 };
 
 /// status feasible: a plan (a trial or a commitment); objective_value = the predicted cost (USD)
-/// of finishing with the plan's configuration; bound none (nothing is proven). infeasible: no
+/// of finishing with the plan's configuration, or, while nothing measured predicts it (the first
+/// trial), the cost of the trial itself (trial_s at its price; details.model_fitted is then false);
+/// bound none (nothing is proven). infeasible: no
 /// configuration is predicted to meet the deadline even at the upper end of its interval; the plan
 /// then commits to the fastest configuration (to finish as early as possible) and the reason says so.
 using elastic_result = solve_result<elastic_plan, elastic_details>;
@@ -379,7 +381,7 @@ namespace detail::elastic {
     const auto finish = [&](const elastic_candidate& e, elastic_action action, std::string why) {
         result.status = solve_status::feasible;
         result.plan = elastic_plan{.ps = e.ps, .workers = e.workers, .action = action, .why = std::move(why)};
-        if (std::isfinite(e.cost_usd)) result.objective_value = e.cost_usd;  // none before anything is measured
+        result.objective_value = std::isfinite(e.cost_usd) ? e.cost_usd : o.trial_s * job.usd_per_s(config(e));
         const ps_configuration reference = request.current.value_or(config(e));
         double speed = e.steps_per_s;
         for (const auto& c : cands)
