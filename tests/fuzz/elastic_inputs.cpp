@@ -3,8 +3,8 @@
 //   even: a measurement table (elastic_advisor --measurements). Accepted, it round-trips; the PS
 //         CPU proxy is finite and throws nothing; a policy (bit 4: DLRover, else the model)
 //         replays on it with a finite time and cost, without a deadline (bit 2: a deadline)
-//         always "met"; the model policy stays within its trials and pays no less than the
-//         hindsight choice.
+//         always "met"; the model policy stays within its trials and, without a deadline, pays
+//         no less than the hindsight choice.
 //   odd:  runtime records as JSON lines (elastic_advisor advise), read up to the first line
 //         rejected. Accepted ones round-trip; both advisors run on them with a fixed job (1-2 PS x
 //         1-8 workers): a rejection is the library's error, a model plan a well-formed result.
@@ -61,7 +61,9 @@ void table_case(std::string_view text, std::uint8_t selector) {
         const dnnplan::replay_report model = dnnplan::replay(table, o, dnnplan::model_policy{});
         check_report(model, o, "model");
         if (model.trials.size() > 5) dnnplan_fuzz::violated("the model policy tries at most max_trials", std::to_string(model.trials.size()));
-        if (best && best->cost_usd > model.cost_usd * (1.0 + 1e-9))
+        // Without a deadline no mix of configurations costs less per step than the cheapest one (with
+        // one, a cheap slow trial and a fast finish may beat every single configuration that meets it).
+        if (!o.deadline_s && best && best->cost_usd > model.cost_usd * (1.0 + 1e-9))
             dnnplan_fuzz::violated("hindsight is no dearer than a policy", std::to_string(best->cost_usd) + " > " +
                                                                               std::to_string(model.cost_usd));
     } catch (const std::exception& e) {
