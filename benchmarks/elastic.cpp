@@ -56,6 +56,11 @@ void advise_model_fitter_defaults(benchmark::State& state) {
     const auto r = records();
     auto s = setup();
     s.options.fit.solver = dnnplan::ps_async_fit_options{}.solver;
+    // A baseline only if it advises the same: the ratio is then the price of the extra starts.
+    if (dnnplan::advise(r, s).plan != dnnplan::advise(r, setup()).plan) {
+        state.SkipWithError("the fitter's defaults give another plan than the shipped options on this input");
+        return;
+    }
     for (auto _ : state) benchmark::DoNotOptimize(dnnplan::advise(r, s));
 }
 BENCHMARK(advise_model_fitter_defaults)->Unit(benchmark::kMicrosecond);

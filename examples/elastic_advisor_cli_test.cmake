@@ -36,6 +36,8 @@ expect("replay (bundled): ${cost} USD, expected <= 1.10 x 1.0966" cost LESS 1.20
 expect("replay (bundled): final (${final_ps}, ${final_workers}), expected (2, 4)" final_ps EQUAL 2 AND final_workers EQUAL 4)
 run(replay --measurements "${FIXTURES}/icac19_k80.json" --work-steps 64000 --policy dlrover)
 expect("replay --policy dlrover (text): exit code ${code}" code EQUAL 0)
+# K80 without a deadline: the least USD/h per step/s is (1, 7), 1.932 / 32.741 = 0.0590, against
+# 0.0606 for (1, 8) and 0.0607 for (1, 6) (tests/fixtures/elastic/icac19_k80.json).
 expect_printed("replay --policy dlrover" "DLRover cold start" "Best with hindsight: (ps 1, workers 7)" "deadline met")
 
 # ---- advise ---------------------------------------------------------------------------------------
@@ -78,15 +80,13 @@ expect_malformed(
     "replay;--work-steps;-5"
     "replay;--work-steps;64000;--policy;random"
     "replay;--measurements;${work}/missing.json;--work-steps;64000"
-    "replay;--measurements;${work}/unknown-key.json;--work-steps;64000"
-    "replay;--measurements;${work}/negative.json;--work-steps;64000"
-    "replay;--measurements;${work}/twice.json;--work-steps;64000"
     "advise;--work-steps;64000")
-run(replay --measurements "${work}/unknown-key.json" --work-steps 64000)
+# Each malformed file names its field (expect_malformed leaves the case's stderr in err).
+expect_malformed("replay;--measurements;${work}/unknown-key.json;--work-steps;64000")
 expect("an unknown key names it" err MATCHES "speed")
-run(replay --measurements "${work}/negative.json" --work-steps 64000)
+expect_malformed("replay;--measurements;${work}/negative.json;--work-steps;64000")
 expect("a negative speed names the field" err MATCHES "measured\\[0\\].steps_per_s")
-run(replay --measurements "${work}/twice.json" --work-steps 64000)
+expect_malformed("replay;--measurements;${work}/twice.json;--work-steps;64000")
 expect("a configuration listed twice names the entry" err MATCHES "measured\\[1\\]")
 
 file(WRITE "${work}/out-of-order.jsonl"
@@ -94,18 +94,23 @@ file(WRITE "${work}/out-of-order.jsonl"
      "{\"time_s\": 60, \"global_step\": 3235, \"speed\": 38.94, \"ps\": 1, \"workers\": 4}\n")
 file(WRITE "${work}/negative-speed.jsonl" "{\"time_s\": 0, \"global_step\": 0, \"speed\": -1, \"ps\": 1, \"workers\": 2}\n")
 file(WRITE "${work}/unknown-record-key.jsonl" "{\"time_s\": 0, \"global_step\": 0, \"speed\": 1, \"ps\": 1, \"workers\": 2, \"gpu\": 1}\n")
-foreach(case out-of-order negative-speed unknown-record-key)
+# advise_malformed(<case>): advise on <case>.jsonl answers exit 2 with one line on stderr; leaves
+# code, out and err in the caller.
+function(advise_malformed case)
     advise_with("${work}/${case}.jsonl" ${flags})
     string(REGEX MATCHALL "\n" newlines "${err}")
     list(LENGTH newlines lines)
     expect("advise ${case}: exit code ${code}, expected 2" code EQUAL 2)
     expect("advise ${case}: ${lines} lines on stderr, expected 1" lines EQUAL 1)
-endforeach()
-advise_with("${work}/out-of-order.jsonl" ${flags})
+    set(code "${code}" PARENT_SCOPE)
+    set(out "${out}" PARENT_SCOPE)
+    set(err "${err}" PARENT_SCOPE)
+endfunction()
+advise_malformed(out-of-order)
 expect("a record out of time order names the field and the line" err MATCHES "line 2" AND err MATCHES "time_s")
-advise_with("${work}/negative-speed.jsonl" ${flags})
+advise_malformed(negative-speed)
 string(LENGTH "${out}" printed)
 expect("advise: a negative speed prints nothing" printed EQUAL 0)
 expect("advise: a negative speed names the field" err MATCHES "speed")
-advise_with("${work}/unknown-record-key.jsonl" ${flags})
+advise_malformed(unknown-record-key)
 expect("advise: an unknown key names it" err MATCHES "gpu")

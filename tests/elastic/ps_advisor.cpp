@@ -8,6 +8,8 @@
 #include <dnnplan/model/ps_load_contention.hpp>
 
 #include "../support/checks.hpp"
+#include "../support/fixture_files.hpp"
+#include "../support/json_checks.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -44,6 +46,14 @@ measurement_table icac_table(const std::string& name) {
     std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/elastic/" + name);
     REQUIRE(in);
     return parse_measurement_table(in);
+}
+
+/// The advisor's view of configuration (ps, workers) in a result.
+elastic_candidate candidate(const elastic_result& res, std::int32_t ps, std::int32_t workers) {
+    for (const auto& c : res.details.candidates)
+        if (c.ps == ps && c.workers == workers) return c;
+    FAIL("no candidate (" << ps << ", " << workers << ")");
+    return {};
 }
 
 /// A scripted policy: the listed decisions in order, the last one repeated.
@@ -190,12 +200,7 @@ TEST_CASE("advisor: the model's bounds from one measured configuration", "[elast
                                     .configurations = {{1, 1}, {1, 2}, {1, 4}, {2, 3}, {2, 4}, {2, 6}}},
                             .observations = {{1, 2, 20.0}}};
     const elastic_result res = solve(r);
-    const auto at = [&](std::int32_t ps, std::int32_t workers) {
-        for (const auto& c : res.details.candidates)
-            if (c.ps == ps && c.workers == workers) return c;
-        FAIL("no candidate (" << ps << ", " << workers << ")");
-        return elastic_candidate{};
-    };
+    const auto at = [&](std::int32_t ps, std::int32_t workers) { return candidate(res, ps, workers); };
     // (1,1): no more PS nor workers, at most 20 (+ noise); nothing bounds it from below.
     CHECK(at(1, 1).upper == Approx(20.0 * 1.05));
     CHECK(at(1, 1).lower == 0.0);
@@ -220,13 +225,7 @@ TEST_CASE("advisor: speeds per worker within the noise are not read as contentio
     elastic_request r{.job = {.remaining_steps = 600'000.0, .worker_usd_per_h = 0.2556, .ps_usd_per_h = 0.1429,
                               .configurations = {{1, 2}, {1, 7}, {2, 4}}},
                       .observations = {{1, 2, 9.194}, {2, 4, 19.079}}};
-    const auto predicted_1_7 = [&] {
-        const elastic_result res = solve(r);
-        for (const auto& c : res.details.candidates)
-            if (c.ps == 1 && c.workers == 7) return c.steps_per_s;
-        FAIL("no candidate (1, 7)");
-        return 0.0;
-    };
+    const auto predicted_1_7 = [&] { return candidate(solve(r), 1, 7).steps_per_s; };
     // No contention: 7 workers at a rate between the two measured ones.
     CHECK(predicted_1_7() >= 7.0 * 9.194 / 2.0 * (1.0 - 1e-6));
     CHECK(predicted_1_7() <= 7.0 * 19.079 / 4.0 * (1.0 + 1e-6));
@@ -248,8 +247,7 @@ TEST_CASE("advisor: first trial, commitment, infeasible", "[elastic][advisor]") 
         REQUIRE(res.objective_value);
         CHECK(*res.objective_value == Approx(120.0 * (2 * 0.9 + 0.15) / 3600.0));
         // The result writes and reads back (a plan has its objective value).
-        const std::string text = to_json_text(res, -1);
-        CHECK(to_json_text(parse_json<elastic_result>(text), -1) == text);
+        dnnplan_test::check_round_trip(res);
         CHECK_FALSE(res.details.model_fitted);
     }
     SECTION("every configuration measured: commit to the cheapest") {
@@ -390,8 +388,20 @@ TEST_CASE("elastic JSON: tables, records, reports; malformed input names its fie
     const std::string text = to_json_text(r, -1);
     CHECK(text.find(R"("final":{"ps":1,"workers":1})") != std::string::npos);
     CHECK(text.find(R"("met_deadline":true)") != std::string::npos);
+    dnnplan_test::check_round_trip(r);
     elastic_request nothing{.job = {.remaining_steps = 10.0, .worker_usd_per_h = 1.0, .configurations = {{1, 1}}}};
     CHECK(to_json_text(solve(nothing), -1).find(R"("upper":null)") != std::string::npos);  // unbounded, written as null
+}
+
+TEST_CASE("the fuzz seeds of tests/fixtures/fuzz_seeds are read by their readers (elastic)", "[elastic][io][fuzz]") {
+    // scripts/fuzz seeds fuzz_elastic_inputs with it: every line is a record the reader accepts.
+    const auto files = dnnplan_test::fixture_files("fuzz_seeds", "elastic_records");
+    REQUIRE(files.size() == 1);
+    std::istringstream lines(files.front().second);
+    std::vector<elastic_record> records;
+    for (std::string line; std::getline(lines, line);) records.push_back(parse_elastic_record(line));
+    CHECK(records.size() == 4);
+    CHECK_NOTHROW(validate_records(records));
 }
 
 TEST_CASE("elastic request validation names the field", "[elastic][advisor]") {

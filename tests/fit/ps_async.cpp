@@ -125,6 +125,25 @@ TEST_CASE("ps-async pinning rules follow what the data identifies", "[fit][ps_as
         CHECK(fit.pinned[2].value == 1.0);
         CHECK(fit.free_names.size() == 2);
     }
+    SECTION("no_contention_spread: speeds per worker within it pin B_ps, with the reason") {
+        // (1 PS, 2 workers) 9.194 and (2 PS, 4 workers) 19.079 steps/s (K80, tests/fixtures/elastic):
+        // 4.597 and 4.770 per worker, 3.8% apart.
+        const std::vector<ps_cluster_sample> s{{.counts = {2}, .iterations_per_s = 9.194},
+                                               {.counts = {4}, .iterations_per_s = 19.079, .parameter_servers = 2}};
+        ps_async_fit_options o;
+        o.no_contention_spread = 0.05;
+        const auto flat = fit_ps_async(one, s, o);
+        REQUIRE(flat.pinned.back().name == "ps_bandwidth_bytes_per_s");
+        CHECK(flat.pinned.back().value == Approx(1.0e6 * flat.network.required_bandwidth_bytes_per_s));
+        CHECK_THAT(flat.pinned.back().reason, Catch::Contains("within no_contention_spread 0.05"));
+        o.no_contention_spread = 0.03;  // 3.8% apart: read as contention, B_ps fitted
+        const auto contended = fit_ps_async(one, s, o);
+        for (const auto& p : contended.pinned) CHECK(p.name != "ps_bandwidth_bytes_per_s");
+        o.no_contention_spread = 1.0;
+        CHECK(dnnplan_test::field_of([&] { (void)fit_ps_async(one, s, o); }) == "options.no_contention_spread");
+        o.no_contention_spread = 0.05;  // one worker type only
+        CHECK(dnnplan_test::field_of([&] { (void)fit_ps_async(t.types, synthetic(t, 0.0, 1), o); }) == "options.no_contention_spread");
+    }
     SECTION("options pin B_req, B_ps and the contention") {
         ps_async_fit_options o;
         o.required_bandwidth_bytes_per_s = 100e6;

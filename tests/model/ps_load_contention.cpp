@@ -117,13 +117,15 @@ TEST_CASE("ps load contention: the bounds between PS and worker counts", "[model
         for (const double ps_bytes_per_s : {20e6, 100e6, 500e6}) {
             for (std::int32_t ps = 1; ps <= 3; ++ps)
                 for (std::int32_t n = 1; n <= 8; ++n) {
-                    const double x = cluster(z, ps_bytes_per_s, ps, n);
-                    CHECK(cluster(z, ps_bytes_per_s, ps + 1, n) >= x * (1.0 - 1e-12));
-                    CHECK(cluster(z, ps_bytes_per_s, ps, n + 1) >= x * (1.0 - 1e-12));
-                    CHECK(cluster(z, ps_bytes_per_s, ps, n + 1) / (n + 1) <= x / n * (1.0 + 1e-12));
+                    const double rate_now = cluster(z, ps_bytes_per_s, ps, n);  // X; a worker's rate is X / n
+                    const double worker_more = cluster(z, ps_bytes_per_s, ps, n + 1);
+                    CHECK(worker_more >= rate_now * (1.0 - 1e-12));
+                    CHECK(worker_more / (n + 1) <= rate_now / n * (1.0 + 1e-12));
+                    // ps2 = ps + 1, n2 = n is "a PS more never lowers X".
                     for (std::int32_t ps2 = ps; ps2 <= 4; ++ps2)
                         for (std::int32_t n2 = n; n2 <= 10; ++n2)
-                            if (ps2 * n >= ps * n2) CHECK(cluster(z, ps_bytes_per_s, ps2, n2) / n2 >= x / n * (1.0 - 1e-12));
+                            if (ps2 * n >= ps * n2)
+                                CHECK(cluster(z, ps_bytes_per_s, ps2, n2) / n2 >= rate_now / n * (1.0 - 1e-12));
                 }
         }
 }

@@ -250,7 +250,9 @@ TEST_CASE("the fitted rates of lifetime.csv (docs/models/preemption.md)", "[pree
     const auto groups = parse_lifetimes(in);
     REQUIRE(groups.size() == 3);
     // The tables of docs/models/preemption.md, "Readers", as printed there (rounded): preemptions,
-    // exposure, rate and its 95% interval, the 4-bin hour-of-day p-value.
+    // exposure, rate and its 95% interval, the 4-bin hour-of-day p-value. The page's figures come
+    // from these fits, so this pins the page to the code (a pinned output, not an independent
+    // check); the counts and exposures alone can be counted from lifetime.csv by hand.
     struct published {
         const char* gpu;
         std::int64_t preempted;

@@ -340,9 +340,10 @@ namespace detail {
     return static_cast<std::uint64_t>(*id);
 }
 
-[[nodiscard]] inline double value_or(const node_values& values, std::uint64_t index, double fallback = 0.0) {
+/// The value of node `index`, 0 when it has none (Go's map read of a missing key).
+[[nodiscard]] inline double value_or(const node_values& values, std::uint64_t index) {
     const auto it = values.find(index);
-    return it == values.end() ? fallback : it->second;
+    return it == values.end() ? 0.0 : it->second;
 }
 
 using record_values = node_values brain_runtime_record::*;

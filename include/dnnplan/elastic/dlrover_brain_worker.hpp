@@ -227,13 +227,9 @@ enum class speed_state { decelerated, increased, stable };
     const node_values worker_cpu = records.size() < brain_constants::init_training_records
                                        ? detail::node_maximum(records, step, &brain_runtime_record::worker_cpu_cores)
                                        : detail::node_average(records, step, &brain_runtime_record::worker_cpu_cores);
-    double cpu = 0.0;
-    for (const auto& entry : worker_cpu)
-        if (entry.second > cpu) cpu = entry.second;
+    double cpu = detail::max_value(worker_cpu);
     double memory = 0.0;
-    for (const brain_runtime_record& r : records)
-        for (const auto& entry : r.worker_memory_bytes)
-            if (entry.second > memory) memory = entry.second;
+    for (const brain_runtime_record& r : records) memory = std::max(memory, detail::max_value(r.worker_memory_bytes));
     memory += detail::go_min(memory * options.worker_memory_margin_ratio, brain_constants::max_worker_memory_increase_bytes);
     if (cpu > 0.0) cpu = std::ceil(cpu + options.worker_cpu_margin_cores);  // 0 stays: DLRover's "invalid" result
     const auto max_replica = static_cast<double>(options.worker_max_replica_count);

@@ -94,6 +94,13 @@ void require_distinct(const std::vector<T>& list, const std::string& path, Confi
     }
 }
 
+/// The share of the PS's fitted capacity in use at `steps_per_s`: X 2 S / (P B_ps), the utilisation
+/// law U = X D with demand D = 2 S / B_ps per step over P servers (Lazowska et al., "Quantitative
+/// System Performance", 1984, sec. 3.2).
+[[nodiscard]] inline double ps_utilisation(double steps_per_s, std::int32_t ps, const ps_network& fitted) noexcept {
+    return steps_per_s * 2.0 * fitted.parameter_bytes / (ps * fitted.ps_bandwidth_bytes_per_s);
+}
+
 /// USD per second of running c at these prices.
 [[nodiscard]] inline double usd_per_s(const ps_configuration& c, double worker_usd_per_h, double ps_usd_per_h) noexcept {
     return (c.workers * worker_usd_per_h + c.ps * ps_usd_per_h) / 3600.0;
@@ -241,34 +248,20 @@ using elastic_result = solve_result<elastic_plan, elastic_details>;
 namespace detail::elastic {
 
 /// The load-contention fit on one mean speed per configuration (records of the same configuration
-/// are not independent measurements: their mean is one). When every configuration's speed per
-/// worker X / n lies within `speed_noise` of the others (max <= min (1 + speed_noise)), the data
-/// show no contention beyond measurement noise and B_ps cannot be told from the compute time (with
-/// one configuration of 2+ workers and nothing else this always holds): B_ps is pinned at 1e6 B_req
-/// (no contention, the optimistic guess; a gap within the noise is not read as contention, which
-/// the model would extrapolate into a saturated PS). None: nothing measured.
+/// are not independent measurements: their mean is one). Speeds per worker within `speed_noise` of
+/// each other are read as no contention (ps_async_fit_options::no_contention_spread: B_ps pinned at
+/// 1e6 B_req, the optimistic guess; with one configuration this always holds, dof 0); otherwise a
+/// gap within the noise would be extrapolated into a saturated PS. None: nothing measured.
 [[nodiscard]] inline std::optional<ps_async_fit_result> fit_speeds(const std::map<ps_configuration, double>& mean,
                                                                    const ps_async_fit_options& fit_options,
                                                                    double speed_noise = 0.0) {
     if (mean.empty()) return std::nullopt;
     std::vector<ps_cluster_sample> samples;
-    double shortest_worker_s = std::numeric_limits<double>::infinity();
-    double slowest_per_worker = std::numeric_limits<double>::infinity(), fastest_per_worker = 0.0;
-    std::size_t multi = 0;
-    for (const auto& [c, speed] : mean) {
+    for (const auto& [c, speed] : mean)
         samples.push_back({.counts = {c.workers}, .iterations_per_s = speed, .parameter_servers = c.ps});
-        shortest_worker_s = std::min(shortest_worker_s, c.workers / speed);
-        slowest_per_worker = std::min(slowest_per_worker, speed / c.workers);
-        fastest_per_worker = std::max(fastest_per_worker, speed / c.workers);
-        if (c.workers >= 2) ++multi;
-    }
     ps_async_fit_options options = fit_options;
     options.contention_model = ps_contention_model::load;
-    const bool flat = fastest_per_worker <= slowest_per_worker * (1.0 + speed_noise);
-    if (multi >= 1 && flat && !options.ps_bandwidth_bytes_per_s) {
-        const double b_req = options.required_bandwidth_bytes_per_s.value_or(2.0 * options.parameter_bytes / (0.3 * shortest_worker_s));
-        options.ps_bandwidth_bytes_per_s = 1.0e6 * b_req;
-    }
+    options.no_contention_spread = speed_noise;
     return fit_ps_async({ps_async_worker_type{.name = "worker", .gpus = 1, .worker_batch = 1.0}}, samples, options);
 }
 
@@ -375,7 +368,7 @@ namespace detail::elastic {
         if (!model) return std::pair{0.0, false};
         const double capacity = c.ps * d.ps_bandwidth_bytes_per_s / two_s;
         const double demand = c.workers / (d.compute_s + two_s / d.required_bandwidth_bytes_per_s);
-        return std::pair{speed / capacity, capacity < demand};
+        return std::pair{de::ps_utilisation(speed, c.ps, model->network), capacity < demand};
     };
 
     const auto finish = [&](const elastic_candidate& e, elastic_action action, std::string why) {

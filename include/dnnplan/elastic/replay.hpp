@@ -171,7 +171,7 @@ struct hindsight_choice {
     std::map<ps_configuration, double> out;
     const auto fit = contended ? detail::elastic::fit_speeds(speeds, options) : std::nullopt;
     for (const auto& [c, x] : speeds)
-        out[c] = fit ? x * 2.0 * fit->network.parameter_bytes / (c.ps * fit->network.ps_bandwidth_bytes_per_s) : 0.0;
+        out[c] = fit ? detail::elastic::ps_utilisation(x, c.ps, fit->network) : 0.0;
     return out;
 }
 

@@ -99,6 +99,11 @@ struct ps_async_fit_options {
     /// chosen on leave-one-cluster-out over the training runs (docs/fidelity.md); spotdnn: the
     /// paper's eqs. (8)-(9).
     ps_contention_model contention_model = ps_contention_model::load;
+    /// One worker type only. When set, the run-to-run spread of a measured speed (relative, in
+    /// [0, 1)): samples whose speeds per worker (iterations_per_s / workers) all lie within it of
+    /// each other show no contention beyond that noise, and B_ps is pinned as when no sample has
+    /// 2+ workers. None: every difference is read as the model's.
+    std::optional<double> no_contention_spread{};
     levenberg_marquardt_options solver{.max_iterations = 2000, .tolerance = 1e-12, .starts = 24, .seed = 1};
 
     void validate(std::string_view path = "options") const {
@@ -115,6 +120,8 @@ struct ps_async_fit_options {
             detail::require_finite(base + "contention.alpha1", contention->alpha1);
             detail::require_finite(base + "contention.beta1", contention->beta1);
         }
+        if (no_contention_spread && !(*no_contention_spread >= 0.0 && *no_contention_spread < 1.0))
+            throw invalid_input(base + "no_contention_spread", detail::format_number(*no_contention_spread), "a number in [0, 1)");
         solver.validate(base + "solver");
     }
 };
@@ -286,6 +293,18 @@ inline double iterations_per_s(const Eigen::VectorXd& full, const layout& l, std
         shortest_worker_s = std::min(shortest_worker_s, static_cast<double>(s.workers()) / s.iterations_per_s);
     }
     const std::size_t c = configurations.size();
+    bool within_spread = false;  // options.no_contention_spread
+    if (options.no_contention_spread) {
+        if (types.size() != 1)
+            throw invalid_input("options.no_contention_spread", detail::format_number(*options.no_contention_spread),
+                                "absent with " + std::to_string(types.size()) + " worker types (one type only)");
+        double slowest = std::numeric_limits<double>::infinity(), fastest = 0.0;
+        for (const auto& s : samples) {
+            slowest = std::min(slowest, s.iterations_per_s / static_cast<double>(s.workers()));
+            fastest = std::max(fastest, s.iterations_per_s / static_cast<double>(s.workers()));
+        }
+        within_spread = fastest <= slowest * (1.0 + *options.no_contention_spread);
+    }
     std::string config_text = std::to_string(c);
     config_text += " distinct (workers, parameter servers) configurations with 2+ workers";
 
@@ -332,6 +351,10 @@ inline double iterations_per_s(const Eigen::VectorXd& full, const layout& l, std
     } else if (c == 0) {
         pin(l.ps(), std::log(1.0e6 * b_req), "ps_bandwidth_bytes_per_s", 1.0e6 * b_req,
             "no sample with 2+ workers: contention unobservable, the PS never saturates (1e6 x B_req)");
+    } else if (within_spread) {
+        pin(l.ps(), std::log(1.0e6 * b_req), "ps_bandwidth_bytes_per_s", 1.0e6 * b_req,
+            "speeds per worker within no_contention_spread " + detail::format_number(*options.no_contention_spread) +
+                " of each other: contention unobservable, the PS never saturates (1e6 x B_req)");
     } else {
         full(l.ps()) = std::log(2.0 * b_req);
     }
