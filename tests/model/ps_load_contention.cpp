@@ -107,7 +107,8 @@ TEST_CASE("ps load contention: the bounds between PS and worker counts", "[model
     // What elastic/ps_advisor.hpp reads from one measured configuration about another (P PS of
     // capacity P B_ps each, n workers of one type, x = X / n a worker's rate):
     //   a PS or a worker more never lowers X; a worker more never raises x;
-    //   with n' >= n and P' / n' >= P / n (the PS pooled over more workers), x' >= x.
+    //   with n' >= n and P' / n' >= P / n (the PS pooled over more workers), x' >= x;
+    //   with n' <= n and P' >= P (fewer workers, as many PS or more), x' >= x.
     // Swept over compute times and bandwidths from PS-bound to worker-bound.
     const auto cluster = [](double z, double ps_bytes_per_s, std::int32_t ps, std::int32_t n) {
         return ps_load_iterations_per_s(std::vector<double>{z}, std::vector<std::int32_t>{n}, exchange, b_req,
@@ -123,8 +124,8 @@ TEST_CASE("ps load contention: the bounds between PS and worker counts", "[model
                     CHECK(worker_more / (n + 1) <= rate_now / n * (1.0 + 1e-12));
                     // ps2 = ps + 1, n2 = n is "a PS more never lowers X".
                     for (std::int32_t ps2 = ps; ps2 <= 4; ++ps2)
-                        for (std::int32_t n2 = n; n2 <= 10; ++n2)
-                            if (ps2 * n >= ps * n2)
+                        for (std::int32_t n2 = 1; n2 <= 10; ++n2)
+                            if (n2 <= n || ps2 * n >= ps * n2)
                                 CHECK(cluster(z, ps_bytes_per_s, ps2, n2) / n2 >= rate_now / n * (1.0 - 1e-12));
                 }
         }

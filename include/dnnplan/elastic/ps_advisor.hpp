@@ -16,9 +16,10 @@
 // pessimistic cost (R / lo) among the configurations that meet the deadline pessimistically. An
 // untried configuration is a contender when even its optimistic cost (R / hi) is below cost_k
 // (1 - min_gain) and it can meet the deadline optimistically; a contender is tried (the one of
-// least point cost, or when none is predicted to meet the deadline the one of highest lo; with a
-// PS bottleneck the one with a PS more) when trials are left and the
-// deadline still holds if the trial made no more progress than lo; otherwise the advisor commits.
+// least optimistic cost, or when none is predicted to meet the deadline the one of highest lo; with
+// a PS bottleneck the one with a PS more) when trials are left and the deadline still holds if the
+// trial made no more progress than lo; otherwise the advisor commits. The first trial (nothing
+// measured) is the smallest cluster with 2+ workers, or with a deadline the largest.
 // PS bottleneck (the fitted PS term dominates): the PS's capacity ps B_ps / (2 S) is below what
 // the workers alone would ask of it, n / (Z + 2 S / B_req) (the asymptotic bound of the closed
 // network, Lazowska et al., "Quantitative System Performance", 1984, sec. 5.2).
@@ -146,7 +147,8 @@ struct elastic_options {
     /// A trial is worth it only if it may cut the cost of finishing by at least this fraction, in [0, 1).
     double min_gain = 0.02;
     /// The run-to-run spread of a measured speed, relative, in [0, 1): speeds per worker that agree
-    /// within it are read as no contention (detail::elastic::fit_speeds).
+    /// within it are read as no contention (detail::elastic::fit_speeds), no interval is narrower
+    /// than the point +- it, and bounds from the per-worker rules are loosened by it.
     double speed_noise = 0.05;
     /// The fitter's options; fewer starts than the fitter's default keep a decision under 1 ms
     /// (benchmarks/elastic.cpp).
@@ -310,6 +312,18 @@ namespace detail::elastic {
             if (p.name != "alpha1" && p.name != "beta1") d.pinned.push_back(p.name + ": " + p.reason);
     }
 
+    // A fit that has seen no contention (B_ps pinned at its optimistic guess, not given) says nothing
+    // of a PS loaded beyond every measured one, with more workers per PS: no lower bound from the fit there.
+    const bool contention_unseen =
+        model && !o.fit.ps_bandwidth_bytes_per_s &&
+        std::any_of(model->pinned.begin(), model->pinned.end(),
+                    [](const pinned_parameter& p) { return p.name == "ps_bandwidth_bytes_per_s"; });
+    const auto beyond_seen_load = [&](const ps_configuration& c) {
+        return contention_unseen && std::all_of(mean.begin(), mean.end(), [&](const auto& measured) {
+                   const ps_configuration& m = measured.first;
+                   return std::int64_t{c.workers} * m.ps > std::int64_t{m.workers} * c.ps;
+               });
+    };
     for (const ps_configuration& c : job.configurations) {
         elastic_candidate e{.ps = c.ps, .workers = c.workers};
         if (const auto it = mean.find(c); it != mean.end()) {
@@ -319,8 +333,9 @@ namespace detail::elastic {
             const std::array<std::int32_t, 1> counts{c.workers};
             const interval i = predict_ps_async(*model, counts, c.ps, o.confidence);
             e.steps_per_s = i.value;
-            e.lower = std::isfinite(i.lower) ? i.lower : 0.0;
-            e.upper = i.upper;
+            // No prediction is surer than a measurement: the interval spans the point +- speed_noise at least.
+            e.lower = std::isfinite(i.lower) && !beyond_seen_load(c) ? std::min(i.lower, i.value * (1.0 - o.speed_noise)) : 0.0;
+            e.upper = std::max(i.upper, i.value * (1.0 + o.speed_noise));
         } else {
             e.upper = std::numeric_limits<double>::infinity();  // nothing known yet
         }
@@ -329,19 +344,20 @@ namespace detail::elastic {
         // cluster's rate; a worker more never raises a worker's rate; and a worker's rate never falls
         // when workers are added with at least as many PS per worker (the PS pooled). So
         //   X_c >= X_m            when P_c >= P_m and n_c >= n_m,
-        //   X_c >= n_c x_m        when n_c >= n_m and P_c / n_c >= P_m / n_m,
+        //   X_c >= n_c x_m        when n_c >= n_m and P_c / n_c >= P_m / n_m, or n_c <= n_m and P_c >= P_m,
         //   X_c <= X_m            when P_c <= P_m and n_c <= n_m,
         //   X_c <= n_c x_m        when P_c <= P_m and n_c >= n_m, or n_c <= n_m and P_c / n_c <= P_m / n_m.
         // The interval is cut to them and the point prediction moved inside. Measured tables break the
         // per-worker rules by a few percent (K80, tests/fixtures/elastic: 7 workers run faster each
-        // than 2), so an upper bound is widened by speed_noise; a lower bound is not (the commitment
-        // stays pessimistic).
+        // than 2), so a bound from a per-worker rule is loosened by speed_noise, up or down (a lower
+        // bound must stay pessimistic: the commitment may rest on it).
         if (!e.tried) {
             for (const auto& [m, speed] : mean) {
                 const double scaled = speed * c.workers / m.workers;
                 const std::int64_t c_ratio = std::int64_t{c.ps} * m.workers, m_ratio = std::int64_t{m.ps} * c.workers;
                 if (m.ps <= c.ps && m.workers <= c.workers) e.lower = std::max(e.lower, speed);
-                if (m.workers <= c.workers && c_ratio >= m_ratio) e.lower = std::max(e.lower, scaled);
+                if ((m.workers <= c.workers && c_ratio >= m_ratio) || (c.workers <= m.workers && c.ps >= m.ps))
+                    e.lower = std::max(e.lower, scaled * (1.0 - o.speed_noise));
                 if (c.ps <= m.ps && c.workers <= m.workers) e.upper = std::min(e.upper, speed * (1.0 + o.speed_noise));
                 if ((c.ps <= m.ps && c.workers >= m.workers) || (c.workers <= m.workers && c_ratio <= m_ratio))
                     e.upper = std::min(e.upper, scaled * (1.0 + o.speed_noise));
@@ -387,9 +403,24 @@ namespace detail::elastic {
     const auto money = [](double usd) { return detail::format_number(std::round(usd * 100.0) / 100.0) + " USD"; };
 
     if (mean.empty()) {
-        // The first trial: the fewest PS with the fewest workers (2 or more when there are) -- cheap,
-        // and the smallest cluster where the PS can be contended.
         const elastic_candidate* first = nullptr;
+        if (job.deadline_s) {
+            // With a deadline: the largest cluster, the one that dominates (as many PS and workers or
+            // more) the most others -- by the model's rule that a PS or a worker more never lowers the
+            // cluster's rate, no configuration it dominates is faster. A first trial anywhere else can
+            // spend the deadline's slack before anything is known; from this one, every later trial has
+            // a measured commitment to fall back on.
+            const auto dominated = [&](const elastic_candidate& e) {
+                return std::count_if(cands.begin(), cands.end(),
+                                     [&](const elastic_candidate& other) { return other.ps <= e.ps && other.workers <= e.workers; });
+            };
+            const auto key = [&](const elastic_candidate& e) { return std::tuple{dominated(e), e.workers, e.ps}; };
+            for (const auto& e : cands)
+                if (first == nullptr || key(e) > key(*first)) first = &e;
+            return finish(*first, elastic_action::trial, "nothing measured yet, a deadline to meet: a first trial on the largest cluster");
+        }
+        // Without one: the fewest PS with the fewest workers (2 or more when there are) -- cheap, and
+        // the smallest cluster where the PS can be contended.
         const auto key = [](const elastic_candidate& e) { return std::tuple{e.ps, e.workers < 2, e.workers}; };
         for (const auto& e : cands)
             if (first == nullptr || key(e) < key(*first)) first = &e;
@@ -436,6 +467,10 @@ namespace detail::elastic {
             if (ma != mb) return ma;
             // Neither is predicted to meet the deadline: the one surest to come near it.
             if (!ma) return std::pair{a->lower, a->steps_per_s} > std::pair{b->lower, b->steps_per_s};
+            // Optimism in the face of uncertainty (Auer, Cesa-Bianchi and Fischer, "Finite-time Analysis
+            // of the Multiarmed Bandit Problem", Machine Learning 47, 2002: UCB1): the least optimistic
+            // cost, so that a wide interval is tried before a narrow one of the same point cost.
+            if (optimistic(*a) != optimistic(*b)) return optimistic(*a) < optimistic(*b);
             if (a->cost_usd != b->cost_usd) return a->cost_usd < b->cost_usd;
             return a->upper / std::max(a->lower, 1e-300) > b->upper / std::max(b->lower, 1e-300);
         };
