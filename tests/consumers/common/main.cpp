@@ -1,7 +1,16 @@
 // The program of a project that uses dnnplan, built by every consumer test. It includes dnnplan
 // exactly as a user would and sets no language standard of its own: C++20 must come from
-// dnnplan::dnnplan's compile features.
+// dnnplan::dnnplan's compile features. The find_package consumer includes the umbrella header:
+// every installed header compiles in the header-only mode users get (the suite's own builds use
+// the separate-compilation mode). The other two include what the program uses, which checks the
+// same target, include path and compile features at a third of the build time (docs/performance.md).
+#if defined(DNNPLAN_CONSUMER_UMBRELLA)
 #include <dnnplan/dnnplan.hpp>
+#else
+#include <dnnplan/core/catalog.hpp>
+#include <dnnplan/core/error.hpp>
+#include <dnnplan/version.hpp>
+#endif
 
 #include <iostream>
 
