@@ -23,7 +23,7 @@ using dnnplan::residual_space;
 
 namespace {
 
-constexpr double inf = std::numeric_limits<double>::infinity();
+using dnnplan_test::inf;
 
 using dnnplan_test::vec;
 

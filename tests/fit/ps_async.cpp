@@ -48,7 +48,7 @@ std::vector<ps_cluster_sample> synthetic(const ps_async_fit_result& t, double si
     return out;
 }
 
-ps_cluster_set read_fixture(const std::string& name) {
+ps_cluster_set read_cluster_fixture(const std::string& name) {
     std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/transient/" + name);
     REQUIRE(in);
     return parse_ps_cluster_set(in);
@@ -206,8 +206,8 @@ TEST_CASE("ps-async fit uses the load-driven contention by default", "[fit][ps_a
 }
 
 TEST_CASE("ps-async on transient-training: fit on homogeneous runs, predict the three mixes", "[fit][ps_async][data]") {
-    const ps_cluster_set train = read_fixture("homogeneous.json");
-    const ps_cluster_set test = read_fixture("mixed.json");
+    const ps_cluster_set train = read_cluster_fixture("homogeneous.json");
+    const ps_cluster_set test = read_cluster_fixture("mixed.json");
     const auto types = train.worker_types();
     REQUIRE(types.size() == 3);
     const auto fit = fit_ps_async(types, train.fit_samples(types), spotdnn_form);
@@ -307,8 +307,8 @@ TEST_CASE("ps-async load contention: options and JSON", "[fit][ps_async][load][i
 }
 
 TEST_CASE("ps-async load contention on transient-training: homogeneous fit, the three mixes", "[fit][ps_async][load][data]") {
-    const ps_cluster_set train = read_fixture("homogeneous.json");
-    const ps_cluster_set test = read_fixture("mixed.json");
+    const ps_cluster_set train = read_cluster_fixture("homogeneous.json");
+    const ps_cluster_set test = read_cluster_fixture("mixed.json");
     const auto types = train.worker_types();
     ps_async_fit_options o;
     o.contention_model = ps_contention_model::load;

@@ -29,7 +29,7 @@ namespace {
 /// Pollux's form, named (the default chooses among the forms by cross-validation from 25 samples).
 const sync_fit_options pollux_form{.variant = sync_variant::pollux};
 /// Pollux's form: the parameters the fits must recover.
-const pollux_params truth{.alpha_c_s = 0.05,
+const pollux_params pollux_truth{.alpha_c_s = 0.05,
                           .beta_c_s = 0.002,
                           .alpha_n_s = 0.15,
                           .beta_n_s = 0.01,
@@ -39,7 +39,7 @@ const pollux_params truth{.alpha_c_s = 0.05,
 
 /// The same with both variant terms: a node term and a batch exponent below 1.
 const pollux_params variant_truth = [] {
-    pollux_params p = truth;
+    pollux_params p = pollux_truth;
     p.delta_n_s = 0.03;
     p.batch_exponent = 0.7;
     return p;
@@ -62,11 +62,11 @@ std::vector<sync_shape> shapes(std::mt19937_64& g, std::size_t count) {
     return out;
 }
 
-/// Steps of `truth` at the given shapes, with log-normal noise of `sigma`.
+/// Steps of `pollux_truth` at the given shapes, with log-normal noise of `sigma`.
 std::vector<sync_step_sample> noisy(const std::vector<sync_shape>& where, double sigma, std::mt19937_64& g) {
     std::vector<sync_step_sample> out;
     for (const auto& s : where)
-        out.push_back({.shape = s, .step_time_s = pollux_step_time_s(truth, s) * std::exp(sigma * normal(g))});
+        out.push_back({.shape = s, .step_time_s = pollux_step_time_s(pollux_truth, s) * std::exp(sigma * normal(g))});
     return out;
 }
 
@@ -91,17 +91,17 @@ TEST_CASE("the fit recovers known parameters from noisy synthetic steps", "[fit]
     std::mt19937_64 g(7);
     const auto samples = noisy(shapes(g, 200), 0.01, g);
     sync_fit_options options;
-    options.gamma_weight = 0.0;  // no pull towards gamma = 1 or small betas: recover the truth
+    options.gamma_weight = 0.0;  // no pull towards gamma = 1 or small betas: recover the pollux_truth
     options.retrogression_weight = 0.0;
     options.variant = sync_variant::pollux;
     const auto fit = fit_sync_data_parallel(samples, options);
     CHECK(fit.pinned.empty());
-    CHECK(fit.params.alpha_c_s == Approx(truth.alpha_c_s).epsilon(0.1));
-    CHECK(fit.params.beta_c_s == Approx(truth.beta_c_s).epsilon(0.05));
-    CHECK(fit.params.alpha_n_s == Approx(truth.alpha_n_s).epsilon(0.1));
-    CHECK(fit.params.beta_n_s == Approx(truth.beta_n_s).epsilon(0.2));
-    CHECK(fit.params.alpha_r_s == Approx(truth.alpha_r_s).epsilon(0.2));
-    CHECK(fit.params.gamma == Approx(truth.gamma).epsilon(0.1));
+    CHECK(fit.params.alpha_c_s == Approx(pollux_truth.alpha_c_s).epsilon(0.1));
+    CHECK(fit.params.beta_c_s == Approx(pollux_truth.beta_c_s).epsilon(0.05));
+    CHECK(fit.params.alpha_n_s == Approx(pollux_truth.alpha_n_s).epsilon(0.1));
+    CHECK(fit.params.beta_n_s == Approx(pollux_truth.beta_n_s).epsilon(0.2));
+    CHECK(fit.params.alpha_r_s == Approx(pollux_truth.alpha_r_s).epsilon(0.2));
+    CHECK(fit.params.gamma == Approx(pollux_truth.gamma).epsilon(0.1));
     CHECK(fit.quality.median_ape_ratio < 0.015);  // noise of 1%: median |e| ~ 0.67%
     CHECK(fit.degrees_of_freedom == 200 - 7);
     CHECK(std::sqrt(fit.residual_variance) == Approx(0.01).epsilon(0.2));
@@ -146,7 +146,7 @@ TEST_CASE("pinning: no multi-node sample fixes alpha_n and beta_n", "[fit][sync]
     std::vector<sync_step_sample> samples;
     for (const std::int64_t k : {1, 2, 3, 4})
         for (const double m : {16.0, 64.0})
-            samples.push_back(at(k, 1, m, pollux_step_time_s(truth, {.replicas = k, .nodes = 1, .local_batch = m})));
+            samples.push_back(at(k, 1, m, pollux_step_time_s(pollux_truth, {.replicas = k, .nodes = 1, .local_batch = m})));
     const auto fit = fit_sync_data_parallel(samples, pollux_form);
     CHECK(fit.pinned == std::vector<std::string>{"alpha_n_s", "beta_n_s"});
     CHECK(fit.params.alpha_n_s == 1e-8);
@@ -158,8 +158,8 @@ TEST_CASE("pinning: no single-node multi-replica sample fixes alpha_r and beta_r
     std::vector<sync_step_sample> samples;
     for (const std::int64_t n : {2, 3, 4})
         for (const double m : {16.0, 64.0})
-            samples.push_back(at(2 * n, n, m, pollux_step_time_s(truth, {.replicas = 2 * n, .nodes = n, .local_batch = m})));
-    samples.push_back(at(1, 1, 32.0, pollux_step_time_s(truth, {.replicas = 1, .nodes = 1, .local_batch = 32.0})));
+            samples.push_back(at(2 * n, n, m, pollux_step_time_s(pollux_truth, {.replicas = 2 * n, .nodes = n, .local_batch = m})));
+    samples.push_back(at(1, 1, 32.0, pollux_step_time_s(pollux_truth, {.replicas = 1, .nodes = 1, .local_batch = 32.0})));
     const auto fit = fit_sync_data_parallel(samples, pollux_form);
     CHECK(fit.pinned == std::vector<std::string>{"alpha_r_s", "beta_r_s"});
     CHECK(fit.params.alpha_r_s == 1e-8);
@@ -169,9 +169,9 @@ TEST_CASE("pinning: no single-node multi-replica sample fixes alpha_r and beta_r
 TEST_CASE("pinning: no sample with more than 2 replicas fixes beta_n and beta_r", "[fit][sync][pinning]") {
     std::vector<sync_step_sample> samples;
     for (const double m : {16.0, 32.0, 64.0, 128.0}) {
-        samples.push_back(at(1, 1, m, pollux_step_time_s(truth, {.replicas = 1, .nodes = 1, .local_batch = m})));
-        samples.push_back(at(2, 1, m, pollux_step_time_s(truth, {.replicas = 2, .nodes = 1, .local_batch = m})));
-        samples.push_back(at(2, 2, m, pollux_step_time_s(truth, {.replicas = 2, .nodes = 2, .local_batch = m})));
+        samples.push_back(at(1, 1, m, pollux_step_time_s(pollux_truth, {.replicas = 1, .nodes = 1, .local_batch = m})));
+        samples.push_back(at(2, 1, m, pollux_step_time_s(pollux_truth, {.replicas = 2, .nodes = 1, .local_batch = m})));
+        samples.push_back(at(2, 2, m, pollux_step_time_s(pollux_truth, {.replicas = 2, .nodes = 2, .local_batch = m})));
     }
     const auto fit = fit_sync_data_parallel(samples, pollux_form);
     CHECK(fit.pinned == std::vector<std::string>{"beta_n_s", "beta_r_s"});
@@ -208,7 +208,7 @@ TEST_CASE("prediction intervals cover new observations at the nominal rate", "[f
     const auto where = shapes(g, 1000);
     int inside = 0;
     for (const auto& s : where) {
-        const double observed = pollux_step_time_s(truth, s) * std::exp(sigma * normal(g));
+        const double observed = pollux_step_time_s(pollux_truth, s) * std::exp(sigma * normal(g));
         const auto i = predict_step_time_with_interval(fit, s, 0.9);
         CHECK(i.lower < i.value);
         CHECK(i.value < i.upper);

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/core_equality.hpp"
 #include "../support/json_checks.hpp"
 
 #include <cmath>
@@ -60,6 +61,7 @@ struct json_fields<core_json_test::toy_details> {
 
 namespace {
 
+using dnnplan_test::same;
 using nlohmann::ordered_json;
 using dnnplan_test::check_rejected;
 using dnnplan_test::check_round_trip;
@@ -86,22 +88,6 @@ dnnplan::instance_catalog rich_catalog() {
                                  .gpu_memory_bytes = std::nullopt});
     catalog.parameter_server_usd_per_h = 0.1 + 0.2;  // not a short decimal: the round trip is exact
     return catalog;
-}
-
-bool same(const dnnplan::instance_type& a, const dnnplan::instance_type& b) {
-    return std::tie(a.name, a.gpus, a.quota, a.spot_usd_per_h, a.on_demand_usd_per_h, a.gpu_memory_bytes) ==
-           std::tie(b.name, b.gpus, b.quota, b.spot_usd_per_h, b.on_demand_usd_per_h, b.gpu_memory_bytes);
-}
-
-bool same(const dnnplan::instance_catalog& a, const dnnplan::instance_catalog& b) {
-    if (a.instances.size() != b.instances.size()) return false;
-    for (std::size_t i = 0; i < a.instances.size(); ++i)
-        if (!same(a.instances[i], b.instances[i])) return false;
-    return a.parameter_server_usd_per_h == b.parameter_server_usd_per_h;
-}
-
-bool same(const dnnplan::search_budget& a, const dnnplan::search_budget& b) {
-    return std::tie(a.max_nodes, a.max_evaluations, a.max_time_s) == std::tie(b.max_nodes, b.max_evaluations, b.max_time_s);
 }
 
 toy_result toy_with_plan() {

@@ -26,7 +26,7 @@ using dnnplan_test::check_rejected;
 using dnnplan_test::check_round_trip;
 
 // A four-layer chain profiled at batch 8, written as JSON (a batch_profile).
-constexpr const char* profile_text = R"({"batch_size": 8, "graph": {"layers": [
+constexpr const char* hybrid_profile_text = R"({"batch_size": 8, "graph": {"layers": [
     {"id": "in", "description": "Input0", "forward_s": 0, "backward_s": 0, "activation_bytes": 1e5, "parameter_bytes": 0},
     {"id": "c1", "description": "Conv2d", "forward_s": 0.01, "backward_s": 0.02, "activation_bytes": 8e6, "parameter_bytes": 2e6},
     {"id": "c2", "description": "Conv2d", "forward_s": 0.02, "backward_s": 0.04, "activation_bytes": 4e6, "parameter_bytes": 8e6},
@@ -39,7 +39,7 @@ constexpr const char* container_text = R"({"name": "v100x1", "gpu_type": "V100",
 
 ordered_json problem_document() {
     ordered_json j;
-    j["profiles"] = ordered_json::array({ordered_json::parse(profile_text)});
+    j["profiles"] = ordered_json::array({ordered_json::parse(hybrid_profile_text)});
     j["catalog"] = {{"containers", ordered_json::array({ordered_json::parse(container_text)})}};
     j["max_workers"] = 4;
     j["global_batch_sizes"] = {8, 16};

@@ -11,6 +11,7 @@
 
 #include "../support/fixture_files.hpp"
 #include "../support/json_checks.hpp"
+#include "../support/pipedream_fixtures.hpp"
 
 #include <cmath>
 #include <cstddef>
@@ -28,35 +29,9 @@ using nlohmann::ordered_json;
 using Catch::Matchers::Contains;
 using dnnplan_test::check_rejected;
 using dnnplan_test::check_round_trip;
-
-std::string read_fixture(std::string_view model) {
-    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/pipedream/" + std::string(model) + ".txt", std::ios::binary);
-    REQUIRE(in.good());
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-bool same(const dnnplan::layer& a, const dnnplan::layer& b) {
-    return a.id == b.id && a.description == b.description && a.forward_s == b.forward_s && a.backward_s == b.backward_s &&
-           a.activation_bytes == b.activation_bytes && a.parameter_bytes == b.parameter_bytes &&
-           a.optimizer_state_bytes == b.optimizer_state_bytes;
-}
-
-bool same(const dnnplan::layer_graph& a, const dnnplan::layer_graph& b) {
-    if (a.size() != b.size() || a.edges() != b.edges()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!same(a.at(i), b.at(i))) return false;
-    return true;
-}
-
-// A valid PipeDream graph.txt node line with the default attributes.
-std::string node(std::string_view id) {
-    std::string line(id);
-    line += " -- Linear(in_features=4, out_features=4) -- forward_compute_time=1.0, backward_compute_time=2.0, "
-            "activation_size=100.0, parameter_size=10.0\n";
-    return line;
-}
+using dnnplan_test::same;
+using dnnplan_test::pipedream_fixture_text;
+using dnnplan_test::pipedream_node;
 
 ordered_json small_graph_document() {
     return ordered_json::parse(R"({"layers": [
@@ -67,7 +42,7 @@ ordered_json small_graph_document() {
 }
 
 // A four-layer chain profiled at batch 8, written as JSON (a batch_profile).
-constexpr const char* profile_text = R"({"batch_size": 8, "graph": {"layers": [
+constexpr const char* partition_profile_text = R"({"batch_size": 8, "graph": {"layers": [
     {"id": "in", "description": "Input0", "forward_s": 0, "backward_s": 0, "activation_bytes": 1e5, "parameter_bytes": 0},
     {"id": "c1", "description": "Conv2d", "forward_s": 0.01, "backward_s": 0.02, "activation_bytes": 8e6, "parameter_bytes": 2e6},
     {"id": "c2", "description": "Conv2d", "forward_s": 0.02, "backward_s": 0.04, "activation_bytes": 4e6, "parameter_bytes": 8e6},
@@ -87,7 +62,7 @@ const dnnplan::pipeline_config tight_config{.micro_batch_size = 4, .micro_batche
 TEST_CASE("layer_graph JSON: every fixture round-trips", "[io][json][partition]") {
     for (const char* model : {"vgg16", "resnet50", "alexnet", "gnmt"}) {
         INFO(model);
-        const auto g = dnnplan::parse_pipedream_graph(read_fixture(model));
+        const auto g = dnnplan::parse_pipedream_graph(pipedream_fixture_text(model));
         const nlohmann::json j = g;
         CHECK(same(j.get<dnnplan::layer_graph>(), g));
         const ordered_json o = g;
@@ -95,11 +70,11 @@ TEST_CASE("layer_graph JSON: every fixture round-trips", "[io][json][partition]"
         CHECK(same(nlohmann::json::parse(j.dump()).get<dnnplan::layer_graph>(), g));  // doubles survive text
         CHECK(same(dnnplan::parse_json<dnnplan::layer_graph>(dnnplan::to_json_text(g)), g));
     }
-    check_round_trip(dnnplan::parse_pipedream_graph(read_fixture("alexnet")));
+    check_round_trip(dnnplan::parse_pipedream_graph(pipedream_fixture_text("alexnet")));
 }
 
 TEST_CASE("layer_graph JSON: layout, by id; optimizer_state_bytes always written", "[io][json][partition]") {
-    auto layers = dnnplan::parse_pipedream_graph(node("node1") + node("node2") + "\tnode1 -- node2\n").layers();
+    auto layers = dnnplan::parse_pipedream_graph(pipedream_node("node1") + pipedream_node("node2") + "\tnode1 -- node2\n").layers();
     layers[1].optimizer_state_bytes = 80.0;
     const dnnplan::layer_graph g(layers, {{0, 1}});
     const ordered_json j = g;
@@ -223,7 +198,7 @@ TEST_CASE("layer_graph JSON: rejections name the field", "[io][json][partition][
 // ---- the layer chain and the 1F1B model ----------------------------------------------------------
 
 TEST_CASE("the chain types and the pipeline configuration round-trip", "[io][json][partition][round_trip]") {
-    const auto profile = ordered_json::parse(profile_text).get<dnnplan::batch_profile>();
+    const auto profile = ordered_json::parse(partition_profile_text).get<dnnplan::batch_profile>();
     CHECK(profile.batch_size == 8);
     CHECK(profile.graph.size() == 4);
     check_round_trip(profile);
@@ -269,7 +244,7 @@ TEST_CASE("the chain readers reject what they must, naming the field", "[io][jso
         "one value per layer (0)");
     check_rejected<dnnplan::layer_chain>(ordered_json::parse(R"({"layers": [], "cut_bytes_per_sample": []})"), "removed_layers",
                                          "= missing");
-    const auto chain = dnnplan::build_layer_chain(ordered_json::parse(profile_text)["graph"].get<dnnplan::layer_graph>(), 8.0);
+    const auto chain = dnnplan::build_layer_chain(ordered_json::parse(partition_profile_text)["graph"].get<dnnplan::layer_graph>(), 8.0);
     auto j = ordered_json(chain);
     j["layers"][1]["forward"]["alpha"] = 1;
     check_rejected<dnnplan::layer_chain>(j, "layers[1].forward.alpha", "one of the keys fixed_s, per_sample_s");
@@ -302,7 +277,7 @@ TEST_CASE("the chain readers reject what they must, naming the field", "[io][jso
 // ---- PipeDream ----------------------------------------------------------------------------------------
 
 TEST_CASE("a PipeDream request and its result round-trip; the result has the result shape", "[io][json][partition][round_trip]") {
-    const dnnplan::pipedream_request request{.graph = dnnplan::parse_pipedream_graph(read_fixture("vgg16")),
+    const dnnplan::pipedream_request request{.graph = dnnplan::parse_pipedream_graph(pipedream_fixture_text("vgg16")),
                                              .options = {.machines = {4}, .activation_compression_ratio = 1.0}};
     check_round_trip(request.options);
     const ordered_json request_json = request;
@@ -415,7 +390,7 @@ TEST_CASE("a pipeline DP request and its result round-trip; null where a budget 
     CHECK(dnnplan::parse_json<dnnplan::pipeline_dp_request>(R"({"options": {}})").options.max_devices == 1);
     check_round_trip(ordered_json(request).get<dnnplan::pipeline_dp_request>().options);
 
-    const auto profile = ordered_json::parse(profile_text).get<dnnplan::batch_profile>();
+    const auto profile = ordered_json::parse(partition_profile_text).get<dnnplan::batch_profile>();
     const auto chain = dnnplan::build_layer_chain(std::vector<dnnplan::batch_profile>{profile});
     const dnnplan::pipeline_1f1b_model model(chain, tight_config);
     const auto dp = dnnplan::solve(dnnplan::pipeline_dp_request{.options = {.max_devices = 3}}, model);

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/pipedream_fixtures.hpp"
+
 #include <cstddef>
 #include <fstream>
 #include <optional>
@@ -18,17 +20,10 @@
 
 namespace {
 
-std::string fixture_path(std::string_view model) {
-    return std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/pipedream/" + std::string(model) + ".txt";
-}
-
-std::string read_fixture(std::string_view model) {
-    std::ifstream in(fixture_path(model), std::ios::binary);
-    REQUIRE(in.good());
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using dnnplan_test::pipedream_fixture_path;
+using dnnplan_test::same;
+using dnnplan_test::pipedream_fixture_text;
+using dnnplan_test::pipedream_node;
 
 // Node and edge lines counted independently of the reader: edge lines start with a tab.
 std::pair<std::size_t, std::size_t> count_lines(const std::string& text) {
@@ -39,19 +34,6 @@ std::pair<std::size_t, std::size_t> count_lines(const std::string& text) {
         else if (line.starts_with('\t')) ++edges;
     }
     return {nodes, edges};
-}
-
-bool same(const dnnplan::layer& a, const dnnplan::layer& b) {
-    return a.id == b.id && a.description == b.description && a.forward_s == b.forward_s &&
-           a.backward_s == b.backward_s && a.activation_bytes == b.activation_bytes &&
-           a.parameter_bytes == b.parameter_bytes && a.optimizer_state_bytes == b.optimizer_state_bytes;
-}
-
-bool same(const dnnplan::layer_graph& a, const dnnplan::layer_graph& b) {
-    if (a.size() != b.size() || a.edges() != b.edges()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!same(a.at(i), b.at(i))) return false;
-    return true;
 }
 
 std::optional<dnnplan::parse_error> parse_failure(std::string_view text) {
@@ -72,18 +54,7 @@ void expect_error(std::string_view text, const std::string& where, const std::st
     CHECK(std::string(e->what()) == "parse error at " + where + ": " + message);
 }
 
-// A valid node line with the given id and attributes.
-std::string node(std::string_view id, std::string_view attributes =
-                                          "forward_compute_time=1.0, backward_compute_time=2.0, "
-                                          "activation_size=100.0, parameter_size=10.0") {
-    std::string line(id);
-    line += " -- Linear(in_features=4, out_features=4) -- ";
-    line += attributes;
-    line += '\n';
-    return line;
-}
-
-const std::string three_nodes = node("node1") + node("node2") + node("node3");
+const std::string three_nodes = pipedream_node("node1") + pipedream_node("node2") + pipedream_node("node3");
 
 }  // namespace
 
@@ -98,13 +69,13 @@ TEST_CASE("pipedream graph: every fixture parses with the file's node and edge c
     for (const auto& [model, nodes, edges] : {expected_counts{"vgg16", 41, 41}, expected_counts{"resnet50", 177, 193},
                                               expected_counts{"alexnet", 23, 23}, expected_counts{"gnmt", 48, 58}}) {
         INFO(model);
-        const std::string text = read_fixture(model);
+        const std::string text = pipedream_fixture_text(model);
         CHECK(count_lines(text) == std::pair<std::size_t, std::size_t>(nodes, edges));
         const auto g = dnnplan::parse_pipedream_graph(text);
         CHECK(g.size() == nodes);
         CHECK(g.edges().size() == edges);
 
-        std::ifstream in(fixture_path(model));
+        std::ifstream in(pipedream_fixture_path(model));
         const auto from_stream = dnnplan::parse_pipedream_graph(in);
         CHECK(same(from_stream, g));
     }
@@ -113,7 +84,7 @@ TEST_CASE("pipedream graph: every fixture parses with the file's node and edge c
 TEST_CASE("pipedream graph: vgg16's first node, ms converted to s", "[pipedream]") {
     // node11 -- MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False) --
     //   forward_compute_time=2.211, backward_compute_time=2.788, activation_size=205520896.000, parameter_size=0.000
-    const auto g = dnnplan::parse_pipedream_graph(read_fixture("vgg16"));
+    const auto g = dnnplan::parse_pipedream_graph(pipedream_fixture_text("vgg16"));
     const auto& first = g.at(0);
     CHECK(first.id == "node11");
     CHECK(first.description == "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)");
@@ -140,7 +111,7 @@ TEST_CASE("pipedream graph: vgg16's first node, ms converted to s", "[pipedream]
 
 TEST_CASE("pipedream graph: a list activation_size is summed (gnmt's LSTMs)", "[pipedream]") {
     // node7 -- LSTM(2048, 1024) -- ..., activation_size=[6291456.0; 131072.0; 131072.0], parameter_size=50364416.000
-    const auto g = dnnplan::parse_pipedream_graph(read_fixture("gnmt"));
+    const auto g = dnnplan::parse_pipedream_graph(pipedream_fixture_text("gnmt"));
     const auto lstm = g.find("node7");
     REQUIRE(lstm.has_value());
     CHECK(g.at(*lstm).description == "LSTM(2048, 1024)");
@@ -162,7 +133,7 @@ TEST_CASE("pipedream graph: a list activation_size is summed (gnmt's LSTMs)", "[
 }
 
 TEST_CASE("pipedream graph: resnet50 branches", "[pipedream]") {
-    const auto g = dnnplan::parse_pipedream_graph(read_fixture("resnet50"));
+    const auto g = dnnplan::parse_pipedream_graph(pipedream_fixture_text("resnet50"));
     std::size_t fan_out = 0, fan_in = 0, additions = 0;
     for (std::size_t i = 0; i < g.size(); ++i) {
         if (g.successors(i).size() > 1) ++fan_out;
@@ -192,8 +163,8 @@ TEST_CASE("pipedream graph: layout rules", "[pipedream]") {
         CHECK(g.at(0).parameter_bytes == 4.0);
     }
     SECTION("blank lines, CRLF, spaces or tabs before edges, no final newline; file order kept") {
-        const auto g = dnnplan::parse_pipedream_graph("\n" + node("b") + "\r\n" + node("a") + "   \n" + "\tb -- a\r\n" +
-                                                      "  \t \n" + node("c") + "    a -- c");
+        const auto g = dnnplan::parse_pipedream_graph("\n" + pipedream_node("b") + "\r\n" + pipedream_node("a") + "   \n" + "\tb -- a\r\n" +
+                                                      "  \t \n" + pipedream_node("c") + "    a -- c");
         REQUIRE(g.size() == 3);
         CHECK(g.at(0).id == "b");
         CHECK(g.at(1).id == "a");
@@ -201,7 +172,7 @@ TEST_CASE("pipedream graph: layout rules", "[pipedream]") {
         CHECK(g.edges() == std::vector<dnnplan::layer_edge>{{0, 1}, {1, 2}});
     }
     SECTION("numbers: exponents and integers; zero") {
-        const auto g = dnnplan::parse_pipedream_graph(node(
+        const auto g = dnnplan::parse_pipedream_graph(pipedream_node(
             "n", "forward_compute_time=1e3, backward_compute_time=0, activation_size=2.5E2, parameter_size=7"));
         CHECK(g.at(0).forward_s == 1.0);
         CHECK(g.at(0).backward_s == 0.0);
@@ -226,9 +197,9 @@ TEST_CASE("pipedream graph: malformed node lines", "[pipedream]") {
                      "(no \" -- \")");
     }
     SECTION("truncated line: cut inside the attributes") {
-        expect_error(node("node1") + "node2 -- ReLU -- forward_compute_time=1.0, backward_comp", "line 2",
+        expect_error(pipedream_node("node1") + "node2 -- ReLU -- forward_compute_time=1.0, backward_comp", "line 2",
                      "expected an attribute <key>=<value>, found \"backward_comp\"");
-        expect_error(node("node1") + "node2 -- ReLU -- forward_compute_time=1.0, backward_compute_time=", "line 2",
+        expect_error(pipedream_node("node1") + "node2 -- ReLU -- forward_compute_time=1.0, backward_compute_time=", "line 2",
                      "expected a finite number for backward_compute_time, found \"backward_compute_time=\"");
         expect_error("node2 -- ReLU -- \n", "line 1",
                      "expected \"node<k> -- <description> -- forward_compute_time=<ms>, ...\", found "
@@ -237,7 +208,7 @@ TEST_CASE("pipedream graph: malformed node lines", "[pipedream]") {
                      "expected an attribute <key>=<value>, found \"\" (an empty attribute)");
     }
     SECTION("missing separator: a hyphen too few") {
-        expect_error(node("node1") + "\n" +
+        expect_error(pipedream_node("node1") + "\n" +
                          "node2 -- ReLU - forward_compute_time=1, backward_compute_time=1, activation_size=1, "
                          "parameter_size=1\n",
                      "line 3",
@@ -246,55 +217,55 @@ TEST_CASE("pipedream graph: malformed node lines", "[pipedream]") {
                      "the attributes need a second)");
     }
     SECTION("bad number") {
-        expect_error(three_nodes + node("node4", "forward_compute_time=abc, backward_compute_time=2.0, "
+        expect_error(three_nodes + pipedream_node("node4", "forward_compute_time=abc, backward_compute_time=2.0, "
                                                  "activation_size=100.0, parameter_size=10.0"),
                      "line 4", "expected a finite number for forward_compute_time, found \"forward_compute_time=abc\"");
-        expect_error(node("n", "forward_compute_time=1.5ms, backward_compute_time=2.0, activation_size=100.0, "
+        expect_error(pipedream_node("n", "forward_compute_time=1.5ms, backward_compute_time=2.0, activation_size=100.0, "
                                "parameter_size=10.0"),
                      "line 1", "expected a finite number for forward_compute_time, found \"forward_compute_time=1.5ms\"");
         for (const std::string bad : {"nan", "inf", "-inf", "1e999", "+1", "0x10", "1 2"}) {
             INFO(bad);
-            expect_error(node("n", "forward_compute_time=1, backward_compute_time=1, activation_size=1, parameter_size=" +
+            expect_error(pipedream_node("n", "forward_compute_time=1, backward_compute_time=1, activation_size=1, parameter_size=" +
                                        bad),
                          "line 1", "expected a finite number for parameter_size, found \"parameter_size=" + bad + "\"");
         }
-        expect_error(node("n", "forward_compute_time=1, backward_compute_time=1, activation_size=[1; x], "
+        expect_error(pipedream_node("n", "forward_compute_time=1, backward_compute_time=1, activation_size=[1; x], "
                                "parameter_size=1"),
                      "line 1", "expected a finite number for activation_size, found \"activation_size=[1; x]\"");
-        expect_error(node("n", "forward_compute_time=1, backward_compute_time=1, activation_size=[], parameter_size=1"),
+        expect_error(pipedream_node("n", "forward_compute_time=1, backward_compute_time=1, activation_size=[], parameter_size=1"),
                      "line 1", "expected a finite number for activation_size, found \"activation_size=[]\"");
-        expect_error(node("n", "forward_compute_time=1, backward_compute_time=1, activation_size=[1; 2, parameter_size=1"),
+        expect_error(pipedream_node("n", "forward_compute_time=1, backward_compute_time=1, activation_size=[1; 2, parameter_size=1"),
                      "line 1",
                      "expected a list \"[<bytes>; <bytes>; ...]\", found \"activation_size=[1; 2\" (no closing ])");
     }
     SECTION("negative size or time") {
-        expect_error(node("node1") + node("node2", "forward_compute_time=1, backward_compute_time=1, "
+        expect_error(pipedream_node("node1") + pipedream_node("node2", "forward_compute_time=1, backward_compute_time=1, "
                                                    "activation_size=-4, parameter_size=1"),
                      "line 2", "expected a number >= 0 for activation_size, found \"activation_size=-4\"");
-        expect_error(node("node1", "forward_compute_time=1, backward_compute_time=-0.5, activation_size=4, "
+        expect_error(pipedream_node("node1", "forward_compute_time=1, backward_compute_time=-0.5, activation_size=4, "
                                    "parameter_size=1"),
                      "line 1", "expected a number >= 0 for backward_compute_time, found \"backward_compute_time=-0.5\"");
-        expect_error(node("node1", "forward_compute_time=1, backward_compute_time=1, activation_size=[4; -1], "
+        expect_error(pipedream_node("node1", "forward_compute_time=1, backward_compute_time=1, activation_size=[4; -1], "
                                    "parameter_size=1"),
                      "line 1", "expected a number >= 0 for activation_size, found \"activation_size=[4; -1]\"");
     }
     SECTION("unknown, missing and repeated keys") {
-        expect_error(node("node1", "forward_compute_time=1, backward_compute_time=1, activation_size=4, "
+        expect_error(pipedream_node("node1", "forward_compute_time=1, backward_compute_time=1, activation_size=4, "
                                    "parameter_size=1, stage_id=2"),
                      "line 1",
                      "expected one of the attributes forward_compute_time, backward_compute_time, activation_size and "
                      "parameter_size, found \"stage_id\"");
-        expect_error(node("node1") + node("node2", "forward_compute_time=1, backward_compute_time=1, activation_size=4"),
+        expect_error(pipedream_node("node1") + pipedream_node("node2", "forward_compute_time=1, backward_compute_time=1, activation_size=4"),
                      "line 2",
                      "expected the attributes forward_compute_time, backward_compute_time, activation_size and "
                      "parameter_size, found no parameter_size");
-        expect_error(node("node1", "forward_compute_time=1, forward_compute_time=1, activation_size=4, parameter_size=1"),
+        expect_error(pipedream_node("node1", "forward_compute_time=1, forward_compute_time=1, activation_size=4, parameter_size=1"),
                      "line 1", "expected each attribute once, found forward_compute_time again");
     }
     SECTION("node ids") {
-        expect_error(three_nodes + node("node2"), "line 4",
+        expect_error(three_nodes + pipedream_node("node2"), "line 4",
                      "expected a new node id, found node2, already defined at line 2");
-        expect_error(node("node 1"), "line 1", "expected a node id without spaces, found \"node 1\"");
+        expect_error(pipedream_node("node 1"), "line 1", "expected a node id without spaces, found \"node 1\"");
     }
 }
 
@@ -303,7 +274,7 @@ TEST_CASE("pipedream graph: malformed edge lines", "[pipedream]") {
         expect_error(three_nodes + "\tnode1 -- node2\n\tnode2 -- node9\n", "line 5",
                      "expected an edge between nodes defined on earlier lines, found node9, which no earlier node line "
                      "defines");
-        expect_error(node("node1") + "\tnode1 -- node2\n" + node("node2"), "line 2",
+        expect_error(pipedream_node("node1") + "\tnode1 -- node2\n" + pipedream_node("node2"), "line 2",
                      "expected an edge between nodes defined on earlier lines, found node2, which no earlier node line "
                      "defines");
     }
@@ -313,7 +284,7 @@ TEST_CASE("pipedream graph: malformed edge lines", "[pipedream]") {
         expect_error(three_nodes + "\tnode1 -- node2 -- node3\n", "line 4",
                      "expected an edge \"<TAB>node<a> -- node<b>\", found \"node1 -- node2 -- node3\"");
         expect_error(three_nodes + "\tnode1 -- \n", "line 4", "expected an edge \"<TAB>node<a> -- node<b>\", found \"node1 --\"");
-        expect_error(three_nodes + "  " + node("node4"), "line 4",
+        expect_error(three_nodes + "  " + pipedream_node("node4"), "line 4",
                      "expected an edge \"<TAB>node<a> -- node<b>\", found \"node4 -- Linear(in_features=4, "
                      "out_features=4) -- forward_compute_time=1.0, back...\"");
     }
@@ -324,7 +295,7 @@ TEST_CASE("pipedream graph: malformed edge lines", "[pipedream]") {
                      "expected each edge once, found node1 -- node2 again");
     }
     SECTION("cycle: the line of the first edge that closes one") {
-        expect_error(three_nodes + node("node4") + "\tnode1 -- node2\n\tnode2 -- node3\n\tnode3 -- node4\n"
+        expect_error(three_nodes + pipedream_node("node4") + "\tnode1 -- node2\n\tnode2 -- node3\n\tnode3 -- node4\n"
                                                    "\tnode4 -- node2\n\tnode4 -- node1\n",
                      "line 8",
                      "expected an acyclic graph, found the edge node4 -- node2, which closes a cycle through node4");
@@ -332,14 +303,14 @@ TEST_CASE("pipedream graph: malformed edge lines", "[pipedream]") {
                      "expected an acyclic graph, found the edge node1 -- node2, which closes a cycle through node1");
     }
     SECTION("the first error wins") {
-        expect_error(three_nodes + "\tnode1 -- node9\n" + node("node1"), "line 4",
+        expect_error(three_nodes + "\tnode1 -- node9\n" + pipedream_node("node1"), "line 4",
                      "expected an edge between nodes defined on earlier lines, found node9, which no earlier node line "
                      "defines");
     }
 }
 
 TEST_CASE("pipedream graph: line numbers count blank lines; stream and text agree", "[pipedream]") {
-    const std::string text = "\n\n" + node("node1") + "\n" + node("node1");
+    const std::string text = "\n\n" + pipedream_node("node1") + "\n" + pipedream_node("node1");
     expect_error(text, "line 5", "expected a new node id, found node1, already defined at line 3");
     std::istringstream in(text);
     try {

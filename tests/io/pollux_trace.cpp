@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/checks.hpp"
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -12,6 +14,8 @@
 using namespace dnnplan;
 
 namespace {
+
+using dnnplan_test::contains;
 std::string parse_failure_placements(const std::string& text, std::int32_t gpus_per_node = 4) {
     std::istringstream in(text);
     try {
@@ -31,8 +35,6 @@ std::string parse_failure_scalability(const std::string& text) {
     }
     return "(no exception)";
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 const std::string header = "placement,local_bsz,step_time,sync_time\n";
 }  // namespace

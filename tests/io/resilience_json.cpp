@@ -17,7 +17,7 @@ using Catch::Contains;
 
 namespace {
 
-constexpr std::string_view request_text = R"({
+constexpr std::string_view resilience_request_text = R"({
   "job": {"model": "gpt2", "work_samples": 200000, "deadline_h": 6, "probability": 0.9, "checkpoint_h": 0.05},
   "offers": [
     {"name": "p3.poisson", "spot_usd_per_h": 0.91, "on_demand_usd_per_h": 3.06,
@@ -53,7 +53,7 @@ std::string with(std::string text, std::string_view from, std::string_view to) {
 }  // namespace
 
 TEST_CASE("a resilience request reads every process kind and a preset by name, and round-trips", "[io][json][resilience]") {
-    const auto r = dnnplan::parse_resilience_request(request_text);
+    const auto r = dnnplan::parse_resilience_request(resilience_request_text);
     CHECK(r.job.model.name == dnnplan::bamboo_model_preset(dnnplan::bamboo_model::gpt2).name);
     CHECK(r.job.model.step_ms == dnnplan::bamboo_model_preset(dnnplan::bamboo_model::gpt2).step_ms);
     CHECK(r.job.restart_h == 0.0);
@@ -78,7 +78,7 @@ TEST_CASE("a resilience request reads every process kind and a preset by name, a
 }
 
 TEST_CASE("a solved resilience result round-trips through text", "[io][json][resilience]") {
-    auto request = dnnplan::parse_resilience_request(request_text);
+    auto request = dnnplan::parse_resilience_request(resilience_request_text);
     request.offers.resize(1);
     request.job.model = {.name = "small", .samples_per_step = 8, .stages = 2, .local_rendezvous_ms = 5'000,
                          .step_ms = {1'000, 600}, .on_demand_instances = 2, .on_demand_step_s = 1.0, .random_capacity = 0};
@@ -102,7 +102,7 @@ TEST_CASE("a solved resilience result round-trips through text", "[io][json][res
 }
 
 TEST_CASE("malformed resilience requests name the field", "[io][json][resilience][errors]") {
-    const std::string text(request_text);
+    const std::string text(resilience_request_text);
     CHECK(field_of_request(with(text, R"("model": "gpt2")", R"("model": "gpt5")")) == "job.model");
     CHECK(field_of_request(with(text, R"("model": "gpt2")", R"("model": 3)")) == "job.model");
     CHECK(field_of_request(with(text, R"("probability": 0.9)", R"("probability": 1.5)")) == "job.probability");
@@ -142,7 +142,7 @@ struct never_preempted {  // a process of the test's own
 }  // namespace
 
 TEST_CASE("a request holding a process of the caller's own says it has no JSON form", "[io][json][resilience][errors]") {
-    auto r = dnnplan::parse_resilience_request(request_text);
+    auto r = dnnplan::parse_resilience_request(resilience_request_text);
     r.offers[1].preemption = dnnplan::any_preemption_process(never_preempted{});
     try {
         (void)dnnplan::to_json_text(r);

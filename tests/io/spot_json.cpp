@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/core_equality.hpp"
 #include "../support/fixture_files.hpp"
 #include "../support/json_checks.hpp"
 
@@ -27,6 +28,7 @@
 
 namespace {
 
+using dnnplan_test::same;
 using nlohmann::ordered_json;
 using dnnplan_test::check_rejected;
 using dnnplan_test::check_round_trip;
@@ -47,18 +49,6 @@ constexpr std::string_view example_text = R"({ "catalog": {"instances": [{"name"
 ordered_json example_document() { return ordered_json::parse(example_text); }
 
 // ---- field-by-field equality (the input types have no operator==, on purpose) ---------------
-
-bool same(const dnnplan::instance_type& a, const dnnplan::instance_type& b) {
-    return std::tie(a.name, a.gpus, a.quota, a.spot_usd_per_h, a.on_demand_usd_per_h, a.gpu_memory_bytes) ==
-           std::tie(b.name, b.gpus, b.quota, b.spot_usd_per_h, b.on_demand_usd_per_h, b.gpu_memory_bytes);
-}
-
-bool same(const dnnplan::instance_catalog& a, const dnnplan::instance_catalog& b) {
-    if (a.instances.size() != b.instances.size()) return false;
-    for (std::size_t i = 0; i < a.instances.size(); ++i)
-        if (!same(a.instances[i], b.instances[i])) return false;
-    return a.parameter_server_usd_per_h == b.parameter_server_usd_per_h;
-}
 
 bool same(const dnnplan::instance_profile& a, const dnnplan::instance_profile& b) {
     return a.per_gpu_batch == b.per_gpu_batch && a.samples_per_s == b.samples_per_s;
@@ -84,10 +74,6 @@ bool same(const dnnplan::workload_profile& a, const dnnplan::workload_profile& b
 
 bool same(const dnnplan::training_goals& a, const dnnplan::training_goals& b) {
     return a.target_loss == b.target_loss && a.deadline_s == b.deadline_s;
-}
-
-bool same(const dnnplan::search_budget& a, const dnnplan::search_budget& b) {
-    return std::tie(a.max_nodes, a.max_evaluations, a.max_time_s) == std::tie(b.max_nodes, b.max_evaluations, b.max_time_s);
 }
 
 bool same(const dnnplan::spot_options& a, const dnnplan::spot_options& b) {

@@ -27,7 +27,7 @@ using dnnplan_test::check_rejected;
 using dnnplan_test::check_round_trip;
 
 // Two T4 instance types (spotDNN Table III prices) and the Pollux-form T4 fit of the bundled problem.
-constexpr const char* request_text = R"({
+constexpr const char* vm_request_text = R"({
   "catalog": {"instances": [
     {"name": "g4dn.12xlarge", "gpus": 4, "quota": 3, "spot_usd_per_h": 1.22, "on_demand_usd_per_h": 3.91},
     {"name": "g4dn.4xlarge", "gpus": 1, "quota": 3, "spot_usd_per_h": 0.36, "on_demand_usd_per_h": 1.20}]},
@@ -42,7 +42,7 @@ constexpr const char* request_text = R"({
   "options": {"pareto": true}
 })";
 
-ordered_json request_document() { return ordered_json::parse(request_text); }
+ordered_json request_document() { return ordered_json::parse(vm_request_text); }
 
 }  // namespace
 

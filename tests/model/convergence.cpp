@@ -14,11 +14,11 @@
 using dnnplan::spotdnn_loss_model;
 
 namespace {
-const dnnplan::loss_coefficients resnet110{.gamma1 = 876.5, .gamma2 = -0.2, .gamma3 = 2507.6, .gamma4 = std::nullopt, .gamma5 = 0.5};
+const dnnplan::loss_coefficients resnet110_loss{.gamma1 = 876.5, .gamma2 = -0.2, .gamma3 = 2507.6, .gamma4 = std::nullopt, .gamma5 = 0.5};
 }
 
 TEST_CASE("iterations solve eq. (3) for the target", "[model][convergence]") {
-    const spotdnn_loss_model model(resnet110);
+    const spotdnn_loss_model model(resnet110_loss);
     // Without gamma4: j = (gamma2 b + gamma3) sqrt(n) / (L - gamma5) - gamma1.
     const double j = model.iterations_to_reach(0.8, 4, 1024.0, 0.7);
     CHECK(j == Approx((-0.2 * 1024 + 2507.6) * 2.0 / 0.3 - 876.5));
@@ -29,7 +29,7 @@ TEST_CASE("iterations solve eq. (3) for the target", "[model][convergence]") {
 }
 
 TEST_CASE("with gamma4 the convergence coefficient enters as sqrt((R + gamma4) n)", "[model][convergence]") {
-    auto c = resnet110;
+    auto c = resnet110_loss;
     c.gamma4 = 0.25;
     const spotdnn_loss_model model(c);
     const double j = model.iterations_to_reach(0.8, 3, 2048.0, 0.5);
@@ -39,14 +39,14 @@ TEST_CASE("with gamma4 the convergence coefficient enters as sqrt((R + gamma4) n
 }
 
 TEST_CASE("a target at or below the asymptote is unreachable, never NaN", "[model][convergence]") {
-    const spotdnn_loss_model model(resnet110);
+    const spotdnn_loss_model model(resnet110_loss);
     CHECK(std::isinf(model.iterations_to_reach(0.5, 4, 1024.0, 0.0)));
     CHECK(std::isinf(model.iterations_to_reach(0.2, 4, 1024.0, 0.0)));
     CHECK(std::isinf(model.iterations_minorant(0.5, 4, 0.0).intercept));
 }
 
 TEST_CASE("a target already met at j = 0 needs zero iterations", "[model][convergence]") {
-    const spotdnn_loss_model model(resnet110);
+    const spotdnn_loss_model model(resnet110_loss);
     // Loss at j = 0 for n = 1, b = 1024: 2302.8 / 876.5 + 0.5 = 3.13; a target of 5 is met.
     CHECK(model.iterations_to_reach(5.0, 1, 1024.0, 0.0) == 0.0);
 }
@@ -54,7 +54,7 @@ TEST_CASE("a target already met at j = 0 needs zero iterations", "[model][conver
 TEST_CASE("the minorant lies below the iterations for every R above its bound", "[model][convergence]") {
     for (const double gamma2 : {-0.3, -0.05, 0.1}) {
         for (const bool with_gamma4 : {false, true}) {
-            auto c = resnet110;
+            auto c = resnet110_loss;
             c.gamma2 = gamma2;
             if (with_gamma4) c.gamma4 = 0.1;
             const spotdnn_loss_model model(c);

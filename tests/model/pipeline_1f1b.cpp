@@ -32,7 +32,7 @@ struct missing_pipeline_time {
     double stage_time_s(const dnnplan::stage_candidate&) const noexcept { return 1.0; }
 };
 
-struct position_free {
+struct position_free_stage {
     static constexpr bool needs_stage_count = false;
     static constexpr bool depends_only_on_remaining_stages = false;
     std::size_t num_states() const noexcept { return 1; }
@@ -45,8 +45,8 @@ struct position_free {
 static_assert(dnnplan::stage_cost_model<dnnplan::pipeline_1f1b_model>);
 static_assert(dnnplan::remaining_stages_cost_model<dnnplan::pipeline_1f1b_model>);
 static_assert(!dnnplan::stage_cost_model<missing_pipeline_time>);
-static_assert(dnnplan::stage_cost_model<position_free>);
-static_assert(!dnnplan::remaining_stages_cost_model<position_free>);
+static_assert(dnnplan::stage_cost_model<position_free_stage>);
+static_assert(!dnnplan::remaining_stages_cost_model<position_free_stage>);
 
 TEST_CASE("the 1F1B formulas on a hand-computed two-stage pipeline", "[model][pipeline_1f1b]") {
     const dnnplan::pipeline_1f1b_model model(two_layers(), hand_options);

@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/pipedream_fixtures.hpp"
+
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -13,11 +15,7 @@
 
 namespace {
 
-dnnplan::layer_graph fixture(const std::string& name) {
-    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/pipedream/" + name + ".txt");
-    REQUIRE(in);
-    return dnnplan::parse_pipedream_graph(in);
-}
+using dnnplan_test::pipedream_fixture;
 
 dnnplan::layer make_layer(std::size_t i, const char* description = "Conv2d") {
     std::string id = "l";
@@ -43,7 +41,7 @@ void check_figures(const dnnplan::layer_graph& g, const dnnplan::antichain_state
 
 TEST_CASE("path-shaped state DAGs are kept in linear form; the accessors read both forms", "[partition][antichain]") {
     // vgg16 has a branch (Size feeds View) but its 40 states form a path.
-    const auto vgg = fixture("vgg16");
+    const auto vgg = pipedream_fixture("vgg16");
     const auto v = dnnplan::build_antichain_states(vgg);
     REQUIRE(v.states.size() == 40);
     CHECK(v.chain);
@@ -62,7 +60,7 @@ TEST_CASE("path-shaped state DAGs are kept in linear form; the accessors read bo
 
     // resnet50 branches: listed form, predecessors ascending, the accessors agree with each other
     // and with the definition (k precedes j exactly when D_k is a proper subset of D_j).
-    const auto resnet = fixture("resnet50");
+    const auto resnet = pipedream_fixture("resnet50");
     const auto r = dnnplan::build_antichain_states(resnet);
     REQUIRE(r.states.size() == 240);
     CHECK_FALSE(r.chain);
@@ -128,6 +126,6 @@ TEST_CASE("a branching graph with too many states is refused by name", "[partiti
         CHECK(e.field() == "graph");
         CHECK(e.value() == "more than 20000 antichain states");
     }
-    CHECK_THROWS_AS(dnnplan::build_antichain_states(fixture("resnet50"), 100), dnnplan::invalid_input);
-    CHECK(dnnplan::build_antichain_states(fixture("resnet50"), 240).states.size() == 240);
+    CHECK_THROWS_AS(dnnplan::build_antichain_states(pipedream_fixture("resnet50"), 100), dnnplan::invalid_input);
+    CHECK(dnnplan::build_antichain_states(pipedream_fixture("resnet50"), 240).states.size() == 240);
 }

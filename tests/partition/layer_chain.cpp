@@ -7,17 +7,15 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/pipedream_fixtures.hpp"
+
 #include <fstream>
 #include <string>
 #include <vector>
 
 namespace {
 
-dnnplan::layer_graph fixture(const std::string& name) {
-    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/pipedream/" + name + ".txt");
-    REQUIRE(in);
-    return dnnplan::parse_pipedream_graph(in);
-}
+using dnnplan_test::pipedream_fixture;
 
 dnnplan::layer make_layer(std::string id, std::string description, double fwd, double bwd, double act, double par) {
     return {.id = std::move(id), .description = std::move(description), .forward_s = fwd, .backward_s = bwd,
@@ -36,7 +34,7 @@ dnnplan::layer_graph diamond(double scale = 1.0) {
 }  // namespace
 
 TEST_CASE("vgg16's chain has PipeDream's 40 states and removes what PipeDream removes", "[partition][layer_chain]") {
-    const auto graph = fixture("vgg16");
+    const auto graph = pipedream_fixture("vgg16");
     const auto chain = dnnplan::build_layer_chain(graph, 128);
     CHECK(chain.size() == 40);
     CHECK(chain.removed_layers == dnnplan::build_antichain_states(graph).removed_layers);

@@ -9,7 +9,9 @@
 #include <dnnplan/partition/pipedream.hpp>
 #include <dnnplan/solve/pipeline_partition.hpp>
 
+#include "../support/checks.hpp"
 #include "../support/pipedream_brute_force.hpp"
+#include "../support/pipedream_fixtures.hpp"
 #include "../support/pipedream_reference.hpp"
 #include "../support/random_problems.hpp"
 
@@ -29,11 +31,9 @@
 
 namespace {
 
-dnnplan::layer_graph fixture(const std::string& name) {
-    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/pipedream/" + name + ".txt");
-    REQUIRE(in);
-    return dnnplan::parse_pipedream_graph(in);
-}
+using dnnplan_test::close;
+
+using dnnplan_test::pipedream_fixture;
 
 dnnplan::pipedream_options machines(std::vector<std::int32_t> m, std::optional<double> ratio = 1.0) {
     dnnplan::pipedream_options o;
@@ -41,8 +41,6 @@ dnnplan::pipedream_options machines(std::vector<std::int32_t> m, std::optional<d
     o.activation_compression_ratio = ratio;
     return o;
 }
-
-bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
 /// PipeDream's optimizer through the planner's entry: solve(pipedream_request).
 dnnplan::pipedream_result run(const dnnplan::layer_graph& graph, const dnnplan::pipedream_options& options) {
@@ -93,7 +91,7 @@ dnnplan::pipedream_request fuzz_finding_request(const std::string& name) {
 
 TEST_CASE("PipeDream's worked examples are reproduced", "[partition][pipedream][published]") {
     // Reference note, section 6: PipeDream's own output on its shipped profiles.
-    const auto vgg = fixture("vgg16");
+    const auto vgg = pipedream_fixture("vgg16");
     const auto r = run(vgg, machines({4}));
     CHECK(r.details.num_states == 40);
     const auto& plan = plan_of(r);
@@ -112,14 +110,14 @@ TEST_CASE("PipeDream's worked examples are reproduced", "[partition][pipedream][
     CHECK(direct.status == r.status);
     CHECK(plan_of(direct).time_per_minibatch_s == plan.time_per_minibatch_s);
 
-    const auto resnet = run(fixture("resnet50"), machines({4}));
+    const auto resnet = run(pipedream_fixture("resnet50"), machines({4}));
     CHECK(resnet.details.num_states == 240);
     CHECK(close(plan_of(resnet).time_per_minibatch_s, 0.162880924));
 }
 
 TEST_CASE("stages cover every state and every kept layer once", "[partition][pipedream]") {
     for (const char* name : {"vgg16", "resnet50", "alexnet", "gnmt"}) {
-        const auto graph = fixture(name);
+        const auto graph = pipedream_fixture(name);
         for (const auto& m : {std::vector<std::int32_t>{4}, std::vector<std::int32_t>{3}, std::vector<std::int32_t>{2, 2}}) {
             INFO(name << " on " << m.size() << " levels");
             const auto r = run(graph, machines(m));
@@ -144,7 +142,7 @@ TEST_CASE("stages cover every state and every kept layer once", "[partition][pip
 }
 
 TEST_CASE("flags behave as PipeDream's", "[partition][pipedream]") {
-    const auto vgg = fixture("vgg16");
+    const auto vgg = pipedream_fixture("vgg16");
     const double free = plan_of(run(vgg, machines({8}))).time_per_minibatch_s;
     auto straight = machines({8});
     straight.straight_pipeline = true;
@@ -179,7 +177,7 @@ TEST_CASE("flags behave as PipeDream's", "[partition][pipedream]") {
 }
 
 TEST_CASE("bad options are rejected by field", "[partition][pipedream][errors]") {
-    const auto vgg = fixture("vgg16");
+    const auto vgg = pipedream_fixture("vgg16");
     const auto field_of = [](auto&& call) -> std::string {
         try {
             (void)call();
@@ -217,7 +215,7 @@ TEST_CASE("bad options are rejected by field", "[partition][pipedream][errors]")
     const dnnplan::pipedream_stage_cost cost(states, {});
     const dnnplan::pipedream_request two_levels{.graph = vgg, .options = machines({2, 2})};
     CHECK(field_of([&] { return dnnplan::solve(two_levels, states, cost); }) == "options.machines");
-    const auto other = dnnplan::build_antichain_states(fixture("alexnet"));
+    const auto other = dnnplan::build_antichain_states(pipedream_fixture("alexnet"));
     const dnnplan::pipedream_stage_cost other_cost(other, {});
     const dnnplan::pipedream_request one_level{.graph = vgg, .options = machines({4})};
     CHECK(field_of([&] { return dnnplan::solve(one_level, states, other_cost); }) == "model.num_states()");
@@ -391,7 +389,7 @@ TEST_CASE("the solver equals PipeDream's plain recurrence on every fixture and f
         {"vgg16", 4e9}, {"alexnet", 1.5e9}, {"resnet50", 6e9}, {"gnmt", 5e9}};
     std::int64_t checked = 0, memory_changed = 0, retried = 0, first_bound = 0;
     for (const auto& [name, memory] : profiles) {
-        const auto graph = fixture(name);
+        const auto graph = pipedream_fixture(name);
         const auto built = dnnplan::build_antichain_states(graph);
         for (const std::int32_t m : {1, 2, 3, 5, 8}) {
             const double free = time_or_inf(run(graph, built, machines({m}, std::nullopt)));
@@ -438,7 +436,7 @@ TEST_CASE("the bounded search's lower and upper bounds enclose the answer", "[pa
     // would be a wrong proof in the docs: both are checked on every fixture.
     std::int64_t checked = 0, tight = 0;
     for (const char* name : {"alexnet", "vgg16", "resnet18", "squeezenet1_0", "gnmt", "resnet50", "densenet121"}) {
-        const auto graph = fixture(name);
+        const auto graph = pipedream_fixture(name);
         const auto built = dnnplan::build_antichain_states(graph);
         const std::size_t s_count = built.states.size();
         for (const std::int32_t m : {2, 4, 16}) {
@@ -600,7 +598,7 @@ TEST_CASE("the generic recurrence with PipeDream's stage cost equals the fast so
     std::int64_t checked = 0, none = 0;
     for (const char* name : {"alexnet", "vgg16", "resnet18", "squeezenet1_0", "gnmt", "resnet50", "resnext50", "resnet101",
                              "resnext101", "densenet121", "gnmt_large"}) {
-        const auto graph = fixture(name);
+        const auto graph = pipedream_fixture(name);
         const auto states = dnnplan::build_antichain_states(graph);
         const bool large = states.states.size() > 300;
         const std::vector<std::int32_t> counts = large ? std::vector<std::int32_t>{2, 4, 8} : std::vector<std::int32_t>{1, 2, 3, 5, 8};
@@ -763,7 +761,7 @@ TEST_CASE("the generic recurrence leaves machines idle only where PipeDream does
 #include <dnnplan/io/partition_json.hpp>
 
 TEST_CASE("a partition converts to JSON and back", "[partition][pipedream][json]") {
-    const auto r = run(fixture("vgg16"), machines({4}));
+    const auto r = run(pipedream_fixture("vgg16"), machines({4}));
     const nlohmann::json j = r;
     CHECK(j.at("status") == "optimal");
     CHECK(j.at("details").at("num_states") == 40);
@@ -846,7 +844,7 @@ TEST_CASE("PipeDream's own optimizer: every recorded run is reproduced", "[parti
     const auto graph_of = [&](const std::string& name) -> const auto& {
         auto it = graphs.find(name);
         if (it == graphs.end()) {
-            auto g = fixture(name);
+            auto g = pipedream_fixture(name);
             auto s = dnnplan::build_antichain_states(g);
             it = graphs.emplace(name, std::make_pair(std::move(g), std::move(s))).first;
         }

@@ -7,6 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/checks.hpp"
+#include "../support/instance_events.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
@@ -19,7 +22,9 @@ using namespace dnnplan;
 
 namespace {
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using dnnplan_test::add;
+using dnnplan_test::contains;
+using dnnplan_test::remove;
 
 /// The parse_error's where() and message of reading `text`, "(no exception)" when it reads.
 template <class Read>
@@ -51,14 +56,11 @@ std::string invalid_field(const instance_trace& trace, std::string_view path = "
     return "(valid)";
 }
 
-std::ifstream fixture(const std::string& name) {
+std::ifstream trace_file(const std::string& name) {
     std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/preemption/" + name, std::ios::binary);
     REQUIRE(in.good());
     return in;
 }
-
-instance_event add(std::int64_t t, std::string node) { return {t, instance_event_kind::add, std::move(node)}; }
-instance_event remove(std::int64_t t, std::string node) { return {t, instance_event_kind::remove, std::move(node)}; }
 
 }  // namespace
 
@@ -145,7 +147,7 @@ TEST_CASE("Bamboo's CSV: every malformed line is named", "[preemption][io]") {
 }
 
 TEST_CASE("Bamboo's p3 and g4dn traces read and validate", "[preemption][io]") {
-    auto p3_file = fixture("../bamboo/p3-trace.csv");
+    auto p3_file = trace_file("../bamboo/p3-trace.csv");
     const instance_trace p3 = parse_instance_trace(p3_file);
     REQUIRE(p3.events.size() == 344);
     CHECK(p3.events.front() == add(0, "node1"));
@@ -154,7 +156,7 @@ TEST_CASE("Bamboo's p3 and g4dn traces read and validate", "[preemption][io]") {
     for (const auto& e : p3.events) removals += e.kind == instance_event_kind::remove ? 1 : 0;
     CHECK(removals == 167);  // Bamboo's worked example: 167 preemptions
 
-    auto g4dn_file = fixture("../bamboo/g4dn-trace.csv");
+    auto g4dn_file = trace_file("../bamboo/g4dn-trace.csv");
     const instance_trace g4dn = parse_instance_trace(g4dn_file);
     CHECK(g4dn.events.size() == 153);
     CHECK(g4dn.events.back() == remove(38760000, "node76"));
@@ -168,7 +170,7 @@ TEST_CASE("GCP availability files: UTC seconds, sorted stably, same-time samples
         {951782400, 0}, {1639141665, 80}, {1639141670, 75}, {1639141725, 80}, {1639141725, 70}};
     CHECK(small.samples == expected);
 
-    auto v100_file = fixture("v100x1-east1c.txt");
+    auto v100_file = trace_file("v100x1-east1c.txt");
     const availability_trace v100 = parse_availability_trace(v100_file);
     REQUIRE(v100.samples.size() == 1477);
     CHECK_NOTHROW(v100.validate());
@@ -183,7 +185,7 @@ TEST_CASE("GCP availability files: UTC seconds, sorted stably, same-time samples
     CHECK(adds == 613);
     CHECK(removes == 533);
 
-    auto a100_file = fixture("a100x1-east1b.txt");
+    auto a100_file = trace_file("a100x1-east1b.txt");
     const availability_trace a100 = parse_availability_trace(a100_file);
     CHECK(a100.samples.size() == 268);
     CHECK(a100.samples.front() == availability_sample{1639221090, 55});  // 2021-12-11 11:11:30
@@ -205,7 +207,7 @@ TEST_CASE("GCP availability files: every malformed line is named", "[preemption]
 }
 
 TEST_CASE("lifetime.csv: the K80, P100 and V100 sections, up to the 2018 runs", "[preemption][io]") {
-    auto file = fixture("lifetime.csv");
+    auto file = trace_file("lifetime.csv");
     const std::vector<lifetime_group> groups = parse_lifetimes(file);
     REQUIRE(groups.size() == 3);
     CHECK(groups[0].name == "K80");

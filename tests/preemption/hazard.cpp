@@ -7,6 +7,7 @@
 #include <dnnplan/preemption/hazard.hpp>
 
 #include "../support/checks.hpp"
+#include "../support/instance_events.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -25,6 +26,9 @@ using namespace dnnplan;
 using dnnplan_test::field_of;
 
 namespace {
+
+using dnnplan_test::add;
+using dnnplan_test::remove;
 
 /// Uniform in [0, 1) from the top 53 bits (the library's own draw, written again here).
 double uniform(std::mt19937_64& g) { return static_cast<double>(g() >> 11U) * 0x1.0p-53; }
@@ -66,9 +70,6 @@ std::int64_t peak_live(const instance_trace& trace) {
     }
     return peak;
 }
-
-instance_event add(std::int64_t t, std::string node) { return {t, instance_event_kind::add, std::move(node)}; }
-instance_event remove(std::int64_t t, std::string node) { return {t, instance_event_kind::remove, std::move(node)}; }
 
 constexpr std::int64_t hour_ms = 3'600'000;
 
@@ -153,7 +154,7 @@ TEST_CASE("hour-of-day hazard: exposure split over the hours lived, the preempti
     const double overall = 3.0 / 29.0;
     const double lr = 2.0 * (std::log(1.0 / 1.5 / overall) + std::log(1.0 / 1.0 / overall) + std::log(1.0 / 1.0 / overall));
     CHECK(h.likelihood_ratio == Approx(lr).epsilon(1e-12));
-    CHECK(h.p_value == Approx(detail::chi_squared_upper_tail(lr, 23)).epsilon(1e-12));
+    CHECK(h.p_value == Approx(dnnplan::detail::chi_squared_upper_tail(lr, 23)).epsilon(1e-12));
 
     // Six 4 h bins: a start at a bin edge puts a whole-day observation's preemption in the bin before.
     const std::vector<lifetime_observation> edge{{48.0, true, 8.0}, {1.0, false, 0.0}};

@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/serialized_ps_model.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -22,20 +24,7 @@
 namespace {
 
 using dnnplan::solve_status;
-
-// docs/architecture.md's throughput model of the host's own: one parameter server that
-// serialises the workers' transfers.
-struct serialized_ps_model {
-    std::array<double, 3> compute_s{0.38, 0.84, 1.20};
-    std::array<double, 3> batch{1024, 1024, 1024};
-    double transfer_s = 2 * 11.5e6 / 1.2e9;
-
-    [[nodiscard]] std::size_t type_count() const noexcept { return compute_s.size(); }
-    [[nodiscard]] double iteration_time_s(std::size_t k, std::int64_t n) const noexcept {
-        return compute_s[k] + static_cast<double>(n) * transfer_s;
-    }
-    [[nodiscard]] double worker_batch(std::size_t k) const noexcept { return batch[k]; }
-};
+using dnnplan_test::serialized_ps_model;
 
 struct models {
     serialized_ps_model throughput{};

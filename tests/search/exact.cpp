@@ -4,6 +4,7 @@
 #include <dnnplan/search/exact.hpp>
 #include <dnnplan/solve/spot_provision.hpp>
 
+#include "../support/checks.hpp"
 #include "../support/random_problems.hpp"
 
 #include <catch2/catch.hpp>
@@ -13,9 +14,9 @@
 
 namespace {
 
-using dnnplan::solve_status;
+using dnnplan_test::close;
 
-bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)) + 1e-12; }
+using dnnplan::solve_status;
 
 std::string describe(std::uint64_t seed, const dnnplan::spot_result& exact, const dnnplan::spot_result& oracle) {
     std::string s = "seed " + std::to_string(seed) + ": exact " + std::string(to_string(exact.status)) + " oracle " +

@@ -7,6 +7,7 @@
 #include <dnnplan/solve/spot_provision.hpp>
 
 #include "../../benchmarks/problems.hpp"
+#include "../support/serialized_ps_model.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -30,10 +31,10 @@ using dnnplan::spot_problem;
 using dnnplan::spot_request;
 
 std::vector<std::int32_t> plan_of(const dnnplan::spot_result& r) {
-    std::vector<std::int32_t> counts;
+    std::vector<std::int32_t> out;
     if (r.plan)
-        for (const auto& c : r.plan->counts) counts.push_back(c.count);
-    return counts;
+        for (const auto& c : r.plan->counts) out.push_back(c.count);
+    return out;
 }
 
 spot_options with_method(search_method m) {
@@ -350,20 +351,7 @@ TEST_CASE("fuzz findings: request files with quotas of 1e9 stop at the default b
 
 namespace {
 
-// A throughput model of the host's own (docs/architecture.md, "Swapping in a model"): one
-// parameter server that serialises the workers' transfers, so an iteration takes the worker's
-// compute time plus n transfer times.
-struct serialized_ps_model {
-    std::array<double, 3> compute_s{0.38, 0.84, 1.20};
-    std::array<double, 3> batch{1024, 1024, 1024};
-    double transfer_s = 2 * 11.5e6 / 1.2e9;
-
-    [[nodiscard]] std::size_t type_count() const noexcept { return compute_s.size(); }
-    [[nodiscard]] double iteration_time_s(std::size_t k, std::int64_t n) const noexcept {
-        return compute_s[k] + static_cast<double>(n) * transfer_s;
-    }
-    [[nodiscard]] double worker_batch(std::size_t k) const noexcept { return batch[k]; }
-};
+using dnnplan_test::serialized_ps_model;
 static_assert(dnnplan::asynchronous_throughput_model<serialized_ps_model>);
 static_assert(!dnnplan::capped_throughput_model<serialized_ps_model>);
 

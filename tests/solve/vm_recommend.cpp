@@ -31,6 +31,8 @@
 
 namespace {
 
+using dnnplan_test::close;
+
 using dnnplan::objective_kind;
 using dnnplan::price_kind;
 using dnnplan::search_method;
@@ -167,8 +169,6 @@ random_case random_problem(std::mt19937_64& rng, int max_types = 4) {
 }
 
 double unit_draw(std::mt19937_64& rng) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng); }
-
-bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
 vm_options with(search_method m, bool pareto = false) {
     vm_options o;

@@ -1,7 +1,7 @@
 #pragma once
 // Small helpers shared by the test files: the invalid_input a call throws (to check the field it
-// names), an Eigen vector from a list, and a seeded standard normal draw. (The JSON round-trip and
-// rejection checks are in json_checks.hpp.)
+// names), an Eigen vector from a list, a seeded standard normal draw, equality to 1e-9 relative,
+// substring search. (The JSON round-trip and rejection checks are in json_checks.hpp.)
 
 #include <dnnplan/core/error.hpp>
 
@@ -9,10 +9,13 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 
 namespace dnnplan_test {
 
@@ -54,5 +57,12 @@ inline double standard_normal(std::mt19937_64& g) {
     const double u2 = static_cast<double>(g() >> 11) * 0x1.0p-53;
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
+
+inline constexpr double inf = std::numeric_limits<double>::infinity();
+
+/// a and b equal to 1e-9 relative (1e-12 absolute near zero).
+inline bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)) + 1e-12; }
+
+inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
 }  // namespace dnnplan_test

@@ -62,7 +62,7 @@ private:
     for (std::size_t j = 0; j < states.size(); ++j)
         for_each_state_predecessor(built, j, [&](std::size_t k) { preds[j].push_back(k); });
     const std::size_t s_count = states.size();
-    const double inf = std::numeric_limits<double>::infinity();
+    const double infinity = std::numeric_limits<double>::infinity();
 
     // Range figures of states i..j (row i of PipeDream's (S + 1) x S matrices): row 0 is the
     // prefix up to state j, row i >= 1 state j minus state i - 1, "None" (+inf) for j < i.
@@ -71,14 +71,14 @@ private:
     const std::size_t rows = s_count + 1;
     const auto prefix_range = [&](double antichain_state::*field, std::size_t i, std::size_t j) {
         if (i == 0) return states[j].*field;
-        if (j + 1 < i) return inf;
+        if (j + 1 < i) return infinity;
         return states[j].*field - states[i - 1].*field;
     };
     const auto act = [&](std::size_t i, std::size_t j) { return prefix_range(&antichain_state::activation_bytes, i, j); };
     const auto par = [&](std::size_t i, std::size_t j) { return prefix_range(&antichain_state::parameter_bytes, i, j); };
     std::vector<double> previous_level;  // (S + 1) x S, from the second level on
     const auto compute = [&](std::size_t i, std::size_t j) {
-        if (j + 1 <= i) return inf;  // j < i: no states
+        if (j + 1 <= i) return infinity;  // j < i: no states
         return previous_level.empty() ? prefix_range(&antichain_state::compute_s, i, j) : previous_level[i * s_count + j];
     };
     // Predecessor sets as membership rows, for the "k in P(i - 1)" test of the non-final levels.
@@ -113,7 +113,7 @@ private:
                     if (options.use_memory_constraint && stashed > options.memory_bytes) continue;
                     const double sync = (4.0 * md * par(i, j)) / (bw * (md + 1.0)) / within;
                     auto& cell = a.at(i, j, m);
-                    cell.time = std::isinf(c) ? inf : (c + sync) / (md + 1.0);
+                    cell.time = std::isinf(c) ? infinity : (c + sync) / (md + 1.0);
                     cell.split_state = -1;
                     cell.replicas = static_cast<std::int32_t>(m + 1);
                 }

@@ -40,9 +40,9 @@ inline dnnplan::layer_chain random_chain(rng& r, std::size_t n) {
 /// d devices (+inf: none), d = 1..max_devices.
 template <dnnplan::stage_cost_model Model>
 std::vector<double> brute_force_pipeline(const Model& model, std::int32_t max_devices, std::int32_t max_stages = 0) {
-    const double inf = std::numeric_limits<double>::infinity();
+    const double infinity = std::numeric_limits<double>::infinity();
     const std::size_t n = model.num_states();
-    std::vector<double> best(static_cast<std::size_t>(max_devices), inf);
+    std::vector<double> best(static_cast<std::size_t>(max_devices), infinity);
     std::vector<std::size_t> ends;          // stage k covers [ends[k-1] or 0, ends[k])
     std::vector<std::int32_t> replicas;
     const std::function<void()> price = [&]() {
@@ -58,7 +58,7 @@ std::vector<double> brute_force_pipeline(const Model& model, std::int32_t max_de
             slowest = std::max(slowest, static_cast<double>(model.stage_time_s(c)));
             before += replicas[k];
         }
-        if (slowest == inf) return;
+        if (slowest == infinity) return;
         const double t = model.pipeline_time_s(slowest, stages);
         for (std::int32_t d = total; d <= max_devices; ++d)
             best[static_cast<std::size_t>(d - 1)] = std::min(best[static_cast<std::size_t>(d - 1)], t);
