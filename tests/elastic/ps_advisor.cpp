@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <fstream>
@@ -211,10 +212,8 @@ TEST_CASE("advisor: the model's bounds from one measured configuration", "[elast
     // (2,4) and (2,3): as many PS per worker or more over more workers, x >= 10 (- noise).
     CHECK(at(2, 4).lower == Approx(40.0 * 0.95));
     CHECK(at(2, 3).lower == Approx(30.0 * 0.95));
-    // (2,6): fewer PS per worker: only the cluster bound, 20. The fit, which has seen no contention
-    // (one configuration), bounds nothing below at 3 workers per PS, more than the measured 2.
+    // (2,6): fewer PS per worker: only the cluster bound, 20 (a one-point fit bounds nothing below).
     CHECK(at(2, 6).lower == Approx(20.0));
-    CHECK_FALSE(res.details.pinned.empty());
     for (const auto& c : res.details.candidates)
         if (!c.tried) {
             CHECK(c.steps_per_s >= c.lower);
@@ -231,6 +230,8 @@ TEST_CASE("advisor: a fit that has seen no contention bounds nothing below past 
     for (const ps_configuration c : {ps_configuration{3, 8}, ps_configuration{3, 6}})
         r.observations.push_back({c.ps, c.workers, *t.speed(c)});
     const elastic_result res = solve(r);
+    REQUIRE(std::any_of(res.details.pinned.begin(), res.details.pinned.end(),
+                        [](const std::string& p) { return p.starts_with("ps_bandwidth_bytes_per_s"); }));
     const auto at = [&](std::int32_t ps, std::int32_t workers) { return candidate(res, ps, workers); };
     // 4 and 8 workers per PS, more than the measured 2.67 and 2: nothing from the fit, no rule applies.
     CHECK(at(2, 8).lower == 0.0);
@@ -321,13 +322,14 @@ TEST_CASE("advisor: first trial, commitment, infeasible", "[elastic][advisor]") 
 
 TEST_CASE("ICAC'19 tables: the model policy within 1.10x of hindsight in <= 5 trials", "[elastic][advisor][icac]") {
     // The goals of docs/solvers/elastic.md ("Against DLRover on the ICAC'19 tables"): deadlines
-    // from 1.1x the fastest configuration's time, and none; the ICAC workload, twice and ten times it.
+    // from the fastest configuration's time (1.0x: only it, from the start, meets it) to 5x, and none;
+    // the ICAC workload, twice and ten times it.
     for (const char* name : {"icac19_v100.json", "icac19_k80.json"}) {
         const measurement_table t = icac_table(name);
         double fastest = 0.0;
         for (const auto& m : t.measured) fastest = std::max(fastest, m.steps_per_s);
         for (const double work : {64'000.0, 128'000.0, 640'000.0})
-            for (const double slack : {0.0, 1.1, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5, 1.75, 2.0, 3.0, 5.0}) {
+            for (const double slack : {0.0, 1.0, 1.02, 1.05, 1.08, 1.1, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5, 1.75, 2.0, 3.0, 5.0}) {
                 replay_options o{.work_steps = work};
                 if (slack > 0.0) o.deadline_s = work / fastest * slack;
                 const auto best = best_with_hindsight(t, o);

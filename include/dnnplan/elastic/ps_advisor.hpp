@@ -18,7 +18,8 @@
 // (1 - min_gain) and it can meet the deadline optimistically; a contender is tried (the one of
 // least optimistic cost, or when none is predicted to meet the deadline the one of highest lo; with
 // a PS bottleneck the one with a PS more) when trials are left and the deadline still holds if the
-// trial made no more progress than lo; otherwise the advisor commits. The first trial (nothing
+// trial made no more progress than lo (a trial with lo = 0 may spend only an even share of the
+// commitment's slack among the trials left); otherwise the advisor commits. The first trial (nothing
 // measured) is the smallest cluster with 2+ workers, or with a deadline the largest.
 // PS bottleneck (the fitted PS term dominates): the PS's capacity ps B_ps / (2 S) is below what
 // the workers alone would ask of it, n / (Z + 2 S / B_req) (the asymptotic bound of the closed
@@ -147,8 +148,8 @@ struct elastic_options {
     /// A trial is worth it only if it may cut the cost of finishing by at least this fraction, in [0, 1).
     double min_gain = 0.02;
     /// The run-to-run spread of a measured speed, relative, in [0, 1): speeds per worker that agree
-    /// within it are read as no contention (detail::elastic::fit_speeds), no interval is narrower
-    /// than the point +- it, and bounds from the per-worker rules are loosened by it.
+    /// within it are read as no contention (detail::elastic::fit_speeds), no fitted interval is
+    /// narrower than the point +- it, and bounds from the per-worker rules are loosened by it.
     double speed_noise = 0.05;
     /// The fitter's options; fewer starts than the fitter's default keep a decision under 1 ms
     /// (benchmarks/elastic.cpp).
@@ -272,9 +273,11 @@ namespace detail::elastic {
     return job.remaining_steps / speed * job.usd_per_s(c);
 }
 
+/// Finishing at `speed` meets the deadline, to a relative 1e-12 (the replay harness's tolerance:
+/// the remaining work and time are differences, and rounding must not turn a tie into a miss).
 [[nodiscard]] inline bool meets(const elastic_job& job, double speed) {
     if (!job.deadline_s) return true;
-    return speed > 0.0 && job.remaining_steps / speed <= *job.deadline_s;
+    return speed > 0.0 && job.remaining_steps / speed <= *job.deadline_s * (1.0 + 1e-12);
 }
 
 }  // namespace detail::elastic
@@ -407,9 +410,9 @@ namespace detail::elastic {
         if (job.deadline_s) {
             // With a deadline: the largest cluster, the one that dominates (as many PS and workers or
             // more) the most others -- by the model's rule that a PS or a worker more never lowers the
-            // cluster's rate, no configuration it dominates is faster. A first trial anywhere else can
-            // spend the deadline's slack before anything is known; from this one, every later trial has
-            // a measured commitment to fall back on.
+            // cluster's rate, no configuration it dominates is faster (when it dominates every other, it
+            // is the fastest). A first trial anywhere else can spend the deadline's slack before anything
+            // is known; from this one, every later trial has a measured commitment to fall back on.
             const auto dominated = [&](const elastic_candidate& e) {
                 return std::count_if(cands.begin(), cands.end(),
                                      [&](const elastic_candidate& other) { return other.ps <= e.ps && other.workers <= e.workers; });
@@ -439,10 +442,16 @@ namespace detail::elastic {
     std::vector<const elastic_candidate*> contenders;
     for (const auto& e : cands) {
         if (e.tried || !de::meets(job, e.upper) || !(optimistic(e) < bar) || !near_measured(e)) continue;
-        // Safe: if the trial made no more progress than `lower`, the commitment still meets the deadline.
-        if (commit != nullptr && job.deadline_s &&
-            o.trial_s + (job.remaining_steps - e.lower * o.trial_s) / commit->lower > *job.deadline_s)
-            continue;
+        // Safe: if the trial made no more progress than `lower`, the commitment still meets the
+        // deadline. A blind trial (nothing bounds its speed below: it may make no progress at all)
+        // spends at most an even share of the commitment's slack among the trials left, so that it
+        // cannot use up what the others need.
+        if (commit != nullptr && job.deadline_s) {
+            const double slack_s = *job.deadline_s - job.remaining_steps / commit->lower;
+            const double spend_s = o.trial_s * (1.0 - e.lower / commit->lower);
+            const double share = e.lower > 0.0 ? 1.0 : 1.0 / std::max(1, o.max_trials - d.trials);
+            if (spend_s > share * slack_s) continue;
+        }
         contenders.push_back(&e);
     }
 
@@ -469,7 +478,8 @@ namespace detail::elastic {
             if (!ma) return std::pair{a->lower, a->steps_per_s} > std::pair{b->lower, b->steps_per_s};
             // Optimism in the face of uncertainty (Auer, Cesa-Bianchi and Fischer, "Finite-time Analysis
             // of the Multiarmed Bandit Problem", Machine Learning 47, 2002: UCB1): the least optimistic
-            // cost, so that a wide interval is tried before a narrow one of the same point cost.
+            // cost, so that a wide interval is tried before a narrow one of the same point cost (one not
+            // bounded above yet has an optimistic cost of 0 and comes first, as an untried arm in UCB1).
             if (optimistic(*a) != optimistic(*b)) return optimistic(*a) < optimistic(*b);
             if (a->cost_usd != b->cost_usd) return a->cost_usd < b->cost_usd;
             return a->upper / std::max(a->lower, 1e-300) > b->upper / std::max(b->lower, 1e-300);
