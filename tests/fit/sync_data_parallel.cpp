@@ -91,7 +91,7 @@ TEST_CASE("the fit recovers known parameters from noisy synthetic steps", "[fit]
     std::mt19937_64 g(7);
     const auto samples = noisy(shapes(g, 200), 0.01, g);
     sync_fit_options options;
-    options.gamma_weight = 0.0;  // no pull towards gamma = 1 or small betas: recover the pollux_truth
+    options.gamma_weight = 0.0;  // no pull towards gamma = 1 or small betas: recover the truth
     options.retrogression_weight = 0.0;
     options.variant = sync_variant::pollux;
     const auto fit = fit_sync_data_parallel(samples, options);
