@@ -273,11 +273,16 @@ namespace detail::elastic {
     return job.remaining_steps / speed * job.usd_per_s(c);
 }
 
-/// Finishing at `speed` meets the deadline, to a relative 1e-12 (the replay harness's tolerance:
-/// the remaining work and time are differences, and rounding must not turn a tie into a miss).
+/// `time_s` is within `deadline_s`, to a relative 1e-12: times and remaining work are differences,
+/// and rounding must not turn a tie into a miss. The advisor and the replay harness share it.
+[[nodiscard]] inline bool within_deadline(double time_s, double deadline_s) noexcept {
+    return time_s <= deadline_s * (1.0 + 1e-12);
+}
+
+/// Finishing the remaining steps at `speed` meets the deadline (if any).
 [[nodiscard]] inline bool meets(const elastic_job& job, double speed) {
     if (!job.deadline_s) return true;
-    return speed > 0.0 && job.remaining_steps / speed <= *job.deadline_s * (1.0 + 1e-12);
+    return speed > 0.0 && within_deadline(job.remaining_steps / speed, *job.deadline_s);
 }
 
 }  // namespace detail::elastic
@@ -417,9 +422,12 @@ namespace detail::elastic {
                 return std::count_if(cands.begin(), cands.end(),
                                      [&](const elastic_candidate& other) { return other.ps <= e.ps && other.workers <= e.workers; });
             };
-            const auto key = [&](const elastic_candidate& e) { return std::tuple{dominated(e), e.workers, e.ps}; };
+            std::tuple<std::ptrdiff_t, std::int32_t, std::int32_t> best{-1, 0, 0};
             for (const auto& e : cands)
-                if (first == nullptr || key(e) > key(*first)) first = &e;
+                if (const std::tuple key{dominated(e), e.workers, e.ps}; key > best) {
+                    best = key;
+                    first = &e;
+                }
             return finish(*first, elastic_action::trial, "nothing measured yet, a deadline to meet: a first trial on the largest cluster");
         }
         // Without one: the fewest PS with the fewest workers (2 or more when there are) -- cheap, and

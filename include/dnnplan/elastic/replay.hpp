@@ -221,7 +221,7 @@ template <elastic_policy Policy>
         if (!s.final && std::none_of(report.trials.begin(), report.trials.end(),
                                      [&](const configuration_speed& t) { return t == s.run; }))
             report.trials.push_back(s.run);
-    report.met_deadline = !options.deadline_s || report.time_s <= *options.deadline_s * (1.0 + 1e-12);
+    report.met_deadline = !options.deadline_s || detail::elastic::within_deadline(report.time_s, *options.deadline_s);
     return report;
 }
 

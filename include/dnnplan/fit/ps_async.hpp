@@ -348,13 +348,12 @@ inline double iterations_per_s(const Eigen::VectorXd& full, const layout& l, std
     if (options.ps_bandwidth_bytes_per_s) {
         pin(l.ps(), std::log(*options.ps_bandwidth_bytes_per_s), "ps_bandwidth_bytes_per_s",
             *options.ps_bandwidth_bytes_per_s, "given in the options");
-    } else if (c == 0) {
+    } else if (c == 0 || within_spread) {
+        const std::string why = c == 0 ? "no sample with 2+ workers"
+                                       : "speeds per worker within no_contention_spread " +
+                                             detail::format_number(*options.no_contention_spread) + " of each other";
         pin(l.ps(), std::log(1.0e6 * b_req), "ps_bandwidth_bytes_per_s", 1.0e6 * b_req,
-            "no sample with 2+ workers: contention unobservable, the PS never saturates (1e6 x B_req)");
-    } else if (within_spread) {
-        pin(l.ps(), std::log(1.0e6 * b_req), "ps_bandwidth_bytes_per_s", 1.0e6 * b_req,
-            "speeds per worker within no_contention_spread " + detail::format_number(*options.no_contention_spread) +
-                " of each other: contention unobservable, the PS never saturates (1e6 x B_req)");
+            why + ": contention unobservable, the PS never saturates (1e6 x B_req)");
     } else {
         full(l.ps()) = std::log(2.0 * b_req);
     }
