@@ -4,7 +4,7 @@
 //   advise_model:            the model advisor as shipped (elastic_options: 3 fitter starts, 200 iterations)
 //   advise_model_fitter_defaults: the same with the fitter's own defaults (24 starts, 2000 iterations), the baseline
 //   advise_dlrover:          DLRover's running-stage plan on the same records (with their nodes)
-#include <dnnplan/elastic/runtime_records.hpp>
+#include <dnnplan/solve/elastic_advisor/runtime_records.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -9,7 +9,7 @@
 //   partition [--benchmark_filter=...]   (reads DNNPLAN_FIXTURES_DIR/pipedream/<model>.txt)
 
 #include <dnnplan/io/pipedream_graph.hpp>
-#include <dnnplan/solve/pipeline_partition.hpp>
+#include <dnnplan/solve/pipeline_plan/solve.hpp>
 
 #include "../tests/support/pipedream_reference.hpp"
 

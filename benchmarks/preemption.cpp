@@ -8,7 +8,7 @@
 #include <dnnplan/io/bamboo_trace.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
 #include <dnnplan/preemption/checkpoint_restart.hpp>
-#include <dnnplan/solve/resilience.hpp>
+#include <dnnplan/solve/resilience_plan/solve.hpp>
 
 #include <benchmark/benchmark.h>
 

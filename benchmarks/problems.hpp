@@ -3,7 +3,7 @@
 // Shang et al. (IWQoS 2023), as summarised in the reference note; the synthetic catalog is
 // generated here from a seed.
 
-#include <dnnplan/solve/spot_provision.hpp>
+#include <dnnplan/solve/spot_provision/solve.hpp>
 
 #include <cmath>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // exhaustive run), and the cost of evaluating one cluster. Counters carry the search work and
 // the answer, so every ratio in docs/performance.md comes from one run of this binary.
 
-#include <dnnplan/solve/spot_provision.hpp>
+#include <dnnplan/solve/spot_provision/solve.hpp>
 
 #include "problems.hpp"
 

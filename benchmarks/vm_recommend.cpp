@@ -1,4 +1,4 @@
-// The VM recommender (solve/vm_recommend.hpp): branch and bound against the exhaustive oracle on
+// The VM recommender (solve/vm_recommend/solve.hpp): branch and bound against the exhaustive oracle on
 // the same inputs. Two 30-type catalogs with the synchronous model, every objective proven
 // optimal (relative_gap 1e-9), with a deadline job: (a) a seeded synthetic catalog (1-8 GPUs per
 // instance, 10 GPU speeds, spot at 25-45% of on-demand, quota 8, at most 16 instances), and
@@ -10,7 +10,7 @@
 // both methods for the ratio, frontier included. Counters carry the search work and the answer;
 // docs/performance.md ("VM recommender") quotes one run of this binary.
 
-#include <dnnplan/solve/vm_recommend.hpp>
+#include <dnnplan/solve/vm_recommend/solve.hpp>
 
 #include <benchmark/benchmark.h>
 

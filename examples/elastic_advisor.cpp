@@ -1,4 +1,4 @@
-// elastic_advisor: elastic auto-configuration of a parameter-server job (docs/solvers/elastic.md).
+// elastic_advisor: elastic auto-configuration of a parameter-server job (docs/solvers/elastic_advisor.md).
 //
 //   elastic_advisor replay [--measurements FILE.json] --work-steps N [--deadline-s D] [--trial-s S]
 //                          [--policy model|dlrover] [--json]
@@ -6,20 +6,20 @@
 //                          --worker-usd-per-h X --ps-usd-per-h Y [--trial-s S] [--policy model|dlrover]
 //   elastic_advisor compare [--measurements FILE.json] --work-steps N [--trial-s S]
 //
-// replay: the replay harness (elastic/replay.hpp) on a table of measured speeds per configuration
-// (io/elastic_json.hpp; without --measurements the bundled ICAC'19 V100 table,
+// replay: the replay harness (solve/elastic_advisor/replay.hpp) on a table of measured speeds per configuration
+// (io/elastic_advisor_json.hpp; without --measurements the bundled ICAC'19 V100 table,
 // examples/data/elastic_icac19_v100.json): the trials, the final configuration, the time, the cost
 // and whether the deadline was met; the text form also gives the best configuration chosen with
 // hindsight. advise: reads runtime records as JSON lines on stdin and prints, after each, one plan
-// as a JSON line (flushed): the model advisor's (elastic/ps_advisor.hpp) over the configurations
-// 1..P PS x 1..W workers, or DLRover's running-stage plan (elastic/dlrover_local.hpp; the records
+// as a JSON line (flushed): the model advisor's (solve/elastic_advisor/advisor.hpp) over the configurations
+// 1..P PS x 1..W workers, or DLRover's running-stage plan (solve/elastic_advisor/dlrover_local.hpp; the records
 // need their nodes). Malformed input: one line on stderr naming the field, exit 2 (advise stops at
 // the first malformed line; the plans of the lines before it have been printed). compare: both
 // policies replayed side by side against the best configuration with hindsight, without a
 // deadline and with deadlines of 1.1, 1.25, 1.5, 2, 3 and 5 x the fastest configuration's time (the
-// table of docs/solvers/elastic.md).
+// table of docs/solvers/elastic_advisor.md).
 
-#include <dnnplan/io/elastic_json.hpp>
+#include <dnnplan/io/elastic_advisor_json.hpp>
 
 #include <dnnplan_examples/bundled_data.hpp>
 

@@ -2,7 +2,7 @@
 //             [--batch-sizes B1,B2,...] [--objective samples-per-s|samples-per-usd|usd-per-h]
 //             [--budget USD_PER_H] [--target SAMPLES_PER_S] [--json] [--svg OUT.svg]
 //
-// Hydrozoa-style hybrid-parallel planning (solve/hybrid_parallel.hpp) of a PipeDream graph.txt
+// Hydrozoa-style hybrid-parallel planning (solve/hybrid_plan/solve.hpp) of a PipeDream graph.txt
 // profile on serverless GPU containers. Without PROFILE it plans the bundled vgg16 profile
 // (examples/data/vgg16.txt, 128 samples); without --containers the bundled V100 catalog
 // (examples/data/containers.json, prices and their sources in examples/data/README.md). Prints
@@ -10,10 +10,10 @@
 // parallelism on the same containers; --json prints only a JSON object; --svg draws the 1F1B
 // schedule of one minibatch. A malformed file or command line: one line on stderr, exit 2.
 
-#include <dnnplan/io/hybrid_json.hpp>
+#include <dnnplan/io/hybrid_plan_json.hpp>
 #include <dnnplan/io/pipedream_graph.hpp>
 #include <dnnplan/model/pipeline_1f1b_timeline.hpp>
-#include <dnnplan/solve/hybrid_parallel.hpp>
+#include <dnnplan/solve/hybrid_plan/solve.hpp>
 
 #include <dnnplan_examples/bundled_data.hpp>
 

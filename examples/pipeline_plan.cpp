@@ -7,9 +7,9 @@
 // time per minibatch; with --json only a JSON object. A malformed file or command line: one line
 // on stderr naming the problem, exit 2.
 
-#include <dnnplan/io/partition_json.hpp>
+#include <dnnplan/io/pipeline_plan_json.hpp>
 #include <dnnplan/io/pipedream_graph.hpp>
-#include <dnnplan/solve/pipeline_partition.hpp>
+#include <dnnplan/solve/pipeline_plan/solve.hpp>
 
 #include "cli_support.hpp"
 

@@ -1,4 +1,4 @@
-// resilience_plan: training on preemptible instances (docs/solvers/resilience.md).
+// resilience_plan: training on preemptible instances (docs/solvers/resilience_plan.md).
 //
 //   resilience_plan simulate --trace FILE --model NAME [--json]
 //   resilience_plan simulate --removal-probability P --seeds A-B --model NAME [--json]
@@ -11,17 +11,17 @@
 // the means, and every seed's run), with Bamboo's defaults (12 h, 0.91 USD/h spot and 3.06 USD/h
 // on-demand per instance). checkpoint: checkpoint-restart at a given interval
 // (preemption/checkpoint_restart.hpp): E[T], P(T <= D), Young's and Daly's intervals. plan: the
-// resilience planner on a problem file (io/resilience_json.hpp; an offer's preemption may be
+// resilience planner on a problem file (io/resilience_plan_json.hpp; an offer's preemption may be
 // {"trace_csv": FILE}, a Bamboo trace read relative to the problem file) or on the bundled one
 // (GPT-2 on Bamboo's p3 trace, q = 0.9); --svg draws each strategy's expected cost against its
 // P(T <= D). Malformed input: one line on stderr, exit 2, nothing on stdout.
 
 #include <dnnplan/io/bamboo_trace.hpp>
-#include <dnnplan/io/resilience_json.hpp>
+#include <dnnplan/io/resilience_plan_json.hpp>
 #include <dnnplan/preemption/bamboo_seeds.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
 #include <dnnplan/preemption/checkpoint_restart.hpp>
-#include <dnnplan/solve/resilience.hpp>
+#include <dnnplan/solve/resilience_plan/solve.hpp>
 
 #include <dnnplan_examples/bundled_data.hpp>
 

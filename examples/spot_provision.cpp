@@ -5,8 +5,8 @@
 // it plans the bundled ResNet-110 problem (examples/data/resnet110.json). With --json it prints
 // only the result as JSON. A malformed problem: one line on stderr naming the field, exit 2.
 
-#include <dnnplan/io/spot_json.hpp>
-#include <dnnplan/solve/spot_provision.hpp>
+#include <dnnplan/io/spot_provision_json.hpp>
+#include <dnnplan/solve/spot_provision/solve.hpp>
 
 #include <dnnplan_examples/bundled_data.hpp>
 

@@ -1,6 +1,6 @@
 // vm_recommend [PROBLEM.json] [--pareto] [--json] [--svg OUT.svg]
 //
-// Srifty-style VM recommendation (solve/vm_recommend.hpp) for a synchronous data-parallel job
+// Srifty-style VM recommendation (solve/vm_recommend/solve.hpp) for a synchronous data-parallel job
 // (model/sync_data_parallel.hpp). Without PROBLEM it solves the bundled problem
 // (examples/data/vm_problem.json: ResNet-50 on ImageNet, 90 epochs within 12 hours, on the EC2 GPU
 // types of spotDNN's Table III; figures and sources in examples/data/README.md). The file format
@@ -11,9 +11,9 @@
 // --svg writes it as a plot (implies --pareto); --json prints only the result JSON. A malformed
 // file or command line: one line on stderr, exit 2.
 
-#include <dnnplan/io/vm_json.hpp>
-#include <dnnplan/solve/vm_recommend.hpp>
-#include <dnnplan/solve/vm_request.hpp>
+#include <dnnplan/io/vm_recommend_json.hpp>
+#include <dnnplan/solve/vm_recommend/solve.hpp>
+#include <dnnplan/solve/vm_recommend/request.hpp>
 
 #include <dnnplan_examples/bundled_data.hpp>
 

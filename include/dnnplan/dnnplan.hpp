@@ -12,23 +12,8 @@
 #include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
 
-#include <dnnplan/elastic/dlrover_brain.hpp>
-#include <dnnplan/elastic/dlrover_brain_worker.hpp>
-#include <dnnplan/elastic/dlrover_local.hpp>
-#include <dnnplan/elastic/ps_advisor.hpp>
-#include <dnnplan/elastic/replay.hpp>
-#include <dnnplan/elastic/runtime_records.hpp>
-
-#include <dnnplan/fit/least_squares.hpp>
-#include <dnnplan/fit/fidelity.hpp>
-#include <dnnplan/fit/linear_time.hpp>
-#include <dnnplan/fit/nonlinear.hpp>
-#include <dnnplan/fit/numeric_kernels.hpp>
-#include <dnnplan/fit/optimus.hpp>
-#include <dnnplan/fit/ps_async.hpp>
-#include <dnnplan/fit/quality.hpp>
-#include <dnnplan/fit/spotdnn_loss.hpp>
-#include <dnnplan/fit/sync_data_parallel.hpp>
+#include <dnnplan/workload/layer_chain.hpp>
+#include <dnnplan/workload/layer_graph.hpp>
 
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/concepts.hpp>
@@ -43,12 +28,17 @@
 #include <dnnplan/model/sync_data_parallel.hpp>
 #include <dnnplan/model/sync_data_parallel_bounds.hpp>
 
-#include <dnnplan/partition/antichain.hpp>
-#include <dnnplan/partition/layer_chain.hpp>
-#include <dnnplan/partition/layer_graph.hpp>
-#include <dnnplan/partition/pipedream.hpp>
-#include <dnnplan/partition/pipedream_chain.hpp>
-#include <dnnplan/partition/pipeline_dp.hpp>
+#include <dnnplan/fit/fidelity.hpp>
+#include <dnnplan/fit/layer_chain.hpp>
+#include <dnnplan/fit/least_squares.hpp>
+#include <dnnplan/fit/linear_time.hpp>
+#include <dnnplan/fit/nonlinear.hpp>
+#include <dnnplan/fit/numeric_kernels.hpp>
+#include <dnnplan/fit/optimus.hpp>
+#include <dnnplan/fit/ps_async.hpp>
+#include <dnnplan/fit/quality.hpp>
+#include <dnnplan/fit/spotdnn_loss.hpp>
+#include <dnnplan/fit/sync_data_parallel.hpp>
 
 #include <dnnplan/preemption/bamboo_model.hpp>
 #include <dnnplan/preemption/bamboo_seeds.hpp>
@@ -56,29 +46,41 @@
 #include <dnnplan/preemption/checkpoint_restart.hpp>
 #include <dnnplan/preemption/events.hpp>
 #include <dnnplan/preemption/hazard.hpp>
+#include <dnnplan/preemption/process.hpp>
 #include <dnnplan/preemption/python_random.hpp>
 #include <dnnplan/preemption/sampling.hpp>
 
 #include <dnnplan/search/box_sum.hpp>
-#include <dnnplan/search/cluster_space.hpp>
-#include <dnnplan/search/exact.hpp>
-#include <dnnplan/search/exhaustive.hpp>
 #include <dnnplan/search/incumbent.hpp>
-#include <dnnplan/search/outcome.hpp>
 #include <dnnplan/search/pareto.hpp>
-#include <dnnplan/search/sliding_window.hpp>
-#include <dnnplan/search/vm_branch_and_bound.hpp>
 
-#include <dnnplan/solve/hybrid_parallel.hpp>
-#include <dnnplan/solve/pipeline_partition.hpp>
-#include <dnnplan/solve/resilience.hpp>
-#include <dnnplan/solve/resilience_problem.hpp>
-#include <dnnplan/solve/spot_problem.hpp>
-#include <dnnplan/solve/spot_provision.hpp>
-#include <dnnplan/solve/spot_resilience.hpp>
-#include <dnnplan/solve/vm_problem.hpp>
-#include <dnnplan/solve/vm_recommend.hpp>
-#include <dnnplan/solve/vm_request.hpp>
+#include <dnnplan/partition/antichain.hpp>
+#include <dnnplan/partition/pipedream.hpp>
+#include <dnnplan/partition/pipedream_chain.hpp>
+#include <dnnplan/partition/pipeline_dp.hpp>
+
+#include <dnnplan/solve/elastic_advisor/advisor.hpp>
+#include <dnnplan/solve/elastic_advisor/dlrover_brain.hpp>
+#include <dnnplan/solve/elastic_advisor/dlrover_brain_worker.hpp>
+#include <dnnplan/solve/elastic_advisor/dlrover_local.hpp>
+#include <dnnplan/solve/elastic_advisor/replay.hpp>
+#include <dnnplan/solve/elastic_advisor/runtime_records.hpp>
+#include <dnnplan/solve/hybrid_plan/solve.hpp>
+#include <dnnplan/solve/pipeline_plan/solve.hpp>
+#include <dnnplan/solve/resilience_plan/problem.hpp>
+#include <dnnplan/solve/resilience_plan/solve.hpp>
+#include <dnnplan/solve/spot_provision/cluster_space.hpp>
+#include <dnnplan/solve/spot_provision/exact.hpp>
+#include <dnnplan/solve/spot_provision/exhaustive.hpp>
+#include <dnnplan/solve/spot_provision/outcome.hpp>
+#include <dnnplan/solve/spot_provision/preemptions.hpp>
+#include <dnnplan/solve/spot_provision/problem.hpp>
+#include <dnnplan/solve/spot_provision/sliding_window.hpp>
+#include <dnnplan/solve/spot_provision/solve.hpp>
+#include <dnnplan/solve/vm_recommend/branch_and_bound.hpp>
+#include <dnnplan/solve/vm_recommend/problem.hpp>
+#include <dnnplan/solve/vm_recommend/request.hpp>
+#include <dnnplan/solve/vm_recommend/solve.hpp>
 
 #include <dnnplan/io/bamboo_trace.hpp>
 #include <dnnplan/io/pipedream_graph.hpp>

@@ -1,4 +1,4 @@
-// Fuzzes the elastic advisor's two readers (io/elastic_json.hpp) and what runs on what they accept
+// Fuzzes the elastic advisor's two readers (io/elastic_advisor_json.hpp) and what runs on what they accept
 // (the first byte picks; fuzz_support.hpp's properties throughout):
 //   even: a measurement table (elastic_advisor --measurements). Accepted, it round-trips; the PS
 //         CPU proxy is finite and throws nothing; a policy (bit 4: DLRover, else the model)
@@ -8,7 +8,7 @@
 //   odd:  runtime records as JSON lines (elastic_advisor advise), read up to the first line
 //         rejected. Accepted ones round-trip; both advisors run on them with a fixed job (1-2 PS x
 //         1-8 workers): a rejection is the library's error, a model plan a well-formed result.
-#include <dnnplan/io/elastic_json.hpp>
+#include <dnnplan/io/elastic_advisor_json.hpp>
 
 #include "fuzz_support.hpp"
 

@@ -1,7 +1,7 @@
 // Fuzzes the hybrid-parallel planner's request reader, then the planner on at most 8 workers with a
-// small budget (io/hybrid_json.hpp, solve/hybrid_parallel.hpp): every property of fuzz_support.hpp.
-#include <dnnplan/io/hybrid_json.hpp>
-#include <dnnplan/solve/hybrid_parallel.hpp>
+// small budget (io/hybrid_plan_json.hpp, solve/hybrid_plan/solve.hpp): every property of fuzz_support.hpp.
+#include <dnnplan/io/hybrid_plan_json.hpp>
+#include <dnnplan/solve/hybrid_plan/solve.hpp>
 
 #include "fuzz_support.hpp"
 

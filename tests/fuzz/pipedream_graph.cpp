@@ -1,9 +1,9 @@
 // Fuzzes PipeDream's graph.txt reader (io/pipedream_graph.hpp), then the partitioner on the graph it
-// accepts (solve/pipeline_partition.hpp; the first byte picks the machines): the graph round-trips
+// accepts (solve/pipeline_plan/solve.hpp; the first byte picks the machines): the graph round-trips
 // as JSON (every name valid UTF-8), and the partition's result is complete and writable.
-#include <dnnplan/io/partition_json.hpp>
+#include <dnnplan/io/pipeline_plan_json.hpp>
 #include <dnnplan/io/pipedream_graph.hpp>
-#include <dnnplan/solve/pipeline_partition.hpp>
+#include <dnnplan/solve/pipeline_plan/solve.hpp>
 
 #include "fuzz_support.hpp"
 

@@ -1,7 +1,7 @@
 // Fuzzes the spot planner's problem reader, then the planner itself with a small budget
-// (io/spot_json.hpp, solve/spot_provision.hpp): every property of fuzz_support.hpp.
-#include <dnnplan/io/spot_json.hpp>
-#include <dnnplan/solve/spot_provision.hpp>
+// (io/spot_provision_json.hpp, solve/spot_provision/solve.hpp): every property of fuzz_support.hpp.
+#include <dnnplan/io/spot_provision_json.hpp>
+#include <dnnplan/solve/spot_provision/solve.hpp>
 
 #include "fuzz_support.hpp"
 

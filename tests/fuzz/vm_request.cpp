@@ -1,7 +1,7 @@
 // Fuzzes the VM recommender's problem reader, then the recommender with a small budget
-// (io/vm_json.hpp, solve/vm_recommend.hpp): every property of fuzz_support.hpp.
-#include <dnnplan/io/vm_json.hpp>
-#include <dnnplan/solve/vm_recommend.hpp>
+// (io/vm_recommend_json.hpp, solve/vm_recommend/solve.hpp): every property of fuzz_support.hpp.
+#include <dnnplan/io/vm_recommend_json.hpp>
+#include <dnnplan/solve/vm_recommend/solve.hpp>
 
 #include "fuzz_support.hpp"
 

@@ -1,7 +1,7 @@
 // PipeDream graph.txt reader: the shipped profiles of four models (tests/fixtures/pipedream,
 // from msr-fiddle/pipedream, MIT) parse with the file's node and edge counts and figures; every
 // malformed line is a parse_error naming its line. (The JSON form of layer_graph is tested in
-// tests/io/partition_json.cpp.)
+// tests/io/pipeline_plan_json.cpp.)
 
 #include <dnnplan/io/pipedream_graph.hpp>
 

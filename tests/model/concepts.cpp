@@ -9,7 +9,8 @@
 #include <dnnplan/model/heterogeneous_ps.hpp>
 #include <dnnplan/model/pipeline_1f1b.hpp>
 #include <dnnplan/model/sync_data_parallel.hpp>
-#include <dnnplan/partition/layer_chain.hpp>
+#include <dnnplan/fit/layer_chain.hpp>
+#include <dnnplan/preemption/process.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -104,7 +104,7 @@ TEST_CASE("ps load contention: large clusters stay finite (log-space convolution
 }
 
 TEST_CASE("ps load contention: the bounds between PS and worker counts", "[model][ps_load]") {
-    // What elastic/ps_advisor.hpp reads from one measured configuration about another (P PS of
+    // What solve/elastic_advisor/advisor.hpp reads from one measured configuration about another (P PS of
     // capacity P B_ps each, n workers of one type, x = X / n a worker's rate):
     //   a PS or a worker more never lowers X; a worker more never raises x;
     //   with n' >= n and P' / n' >= P / n (the PS pooled over more workers), x' >= x;

@@ -450,7 +450,7 @@ TEST_CASE("the synchronous adapter's bound members hold for every cluster of sma
     // With delta_n_s > 0 the node term delta_n (K / N - 1) falls as N grows, so bounds that took
     // T_sync at N = 2 nodes were beaten by clusters on 3+ nodes (e.g. {2, 1} of the box
     // {2, 1}..{2, 1}, equal, global: 83.8 > 76.5 samples/s); the bounds now drop the term
-    // (docs/solvers/vm-recommend.md), and the "pollux, node term" configurations check that.
+    // (docs/solvers/vm_recommend.md), and the "pollux, node term" configurations check that.
     pollux_params node_term = with_gamma(2.0);
     node_term.delta_n_s = 0.05;
     const std::vector<network_form> forms{{"pollux", with_gamma(2.0), false},

@@ -1,5 +1,5 @@
 // The exact partitioner of partition/pipeline_dp.hpp and its entry solve(pipeline_dp_request,
-// model) (solve/pipeline_partition.hpp): brute-force agreement on seeded random chains (both
+// model) (solve/pipeline_plan/solve.hpp): brute-force agreement on seeded random chains (both
 // recurrences, the 1F1B model and stage-cost models written here), a hand-computed case where
 // device memory changes the best plan, plans that re-price to their reported time, and vgg16 on
 // 64 devices.
@@ -7,7 +7,7 @@
 #include <dnnplan/io/pipedream_graph.hpp>
 #include <dnnplan/model/pipeline_1f1b.hpp>
 #include <dnnplan/partition/pipeline_dp.hpp>
-#include <dnnplan/solve/pipeline_partition.hpp>
+#include <dnnplan/solve/pipeline_plan/solve.hpp>
 
 #include "../support/pipeline_oracle.hpp"
 

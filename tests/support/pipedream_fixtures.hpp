@@ -4,7 +4,7 @@
 // the partitioners' tests and the JSON tests of partition/ share them).
 
 #include <dnnplan/io/pipedream_graph.hpp>
-#include <dnnplan/partition/layer_graph.hpp>
+#include <dnnplan/workload/layer_graph.hpp>
 
 #include <catch2/catch.hpp>
 

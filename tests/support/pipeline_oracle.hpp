@@ -6,7 +6,7 @@
 
 #include "random_problems.hpp"
 
-#include <dnnplan/partition/layer_chain.hpp>
+#include <dnnplan/fit/layer_chain.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>

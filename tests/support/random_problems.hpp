@@ -3,7 +3,7 @@
 // raw 64-bit output to numbers is written out here (not std::uniform_*_distribution, whose
 // results differ between standard libraries), so a seed names the same problem everywhere.
 
-#include <dnnplan/solve/spot_provision.hpp>
+#include <dnnplan/solve/spot_provision/solve.hpp>
 
 #include <algorithm>
 #include <cstdint>

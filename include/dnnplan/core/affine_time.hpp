@@ -5,7 +5,7 @@
 // coefficients >= 0, so a time never decreases with the batch and is never negative. (The
 // convergence models' affine_in_batch, model/concepts.hpp, is a number of iterations, not a time.)
 
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 
 #include <string>
 #include <string_view>

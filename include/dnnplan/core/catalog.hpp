@@ -3,7 +3,7 @@
 // planners share it).
 
 #include <dnnplan/core/enum_text.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 
 #include <algorithm>
 #include <array>

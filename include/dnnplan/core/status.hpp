@@ -4,7 +4,7 @@
 // (search_counters). Expected outcomes are statuses, not errors.
 
 #include <dnnplan/core/enum_text.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 
 #include <array>
 #include <cstdint>

@@ -7,7 +7,7 @@
 //     one, for each cluster in turn.
 // Nothing here looks at the held-out rows before scoring them.
 
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/ps_async.hpp>
 #include <dnnplan/fit/quality.hpp>
 #include <dnnplan/fit/sync_data_parallel.hpp>

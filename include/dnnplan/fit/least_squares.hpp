@@ -6,7 +6,7 @@
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/numeric_kernels.hpp>
 
 #include <Eigen/Core>

@@ -6,7 +6,7 @@
 
 #include <dnnplan/core/affine_time.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 
 #include <cmath>
 #include <cstddef>

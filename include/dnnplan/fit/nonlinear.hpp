@@ -11,7 +11,7 @@
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/numeric_kernels.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 

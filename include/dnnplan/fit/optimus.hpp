@@ -6,7 +6,7 @@
 // weighted more.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
 #include <dnnplan/fit/quality.hpp>

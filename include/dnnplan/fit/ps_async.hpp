@@ -11,7 +11,7 @@
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
 #include <dnnplan/fit/quality.hpp>

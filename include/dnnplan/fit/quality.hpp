@@ -6,7 +6,7 @@
 // Analysis", 3rd ed., sec. 3.3 for the linear case). docs/fit.md describes the definitions.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
 #include <dnnplan/fit/numeric_kernels.hpp>

@@ -5,7 +5,7 @@
 // through model/asp_cluster.hpp. Without gamma4 the factor is sqrt(n) (the artifact's form).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
 #include <dnnplan/fit/ps_async.hpp>

@@ -27,7 +27,7 @@
 #include <dnnplan/fit/quality.hpp>
 #include <dnnplan/fit/sync_data_parallel.hpp>
 #include <dnnplan/io/detail/json_core.hpp>
-#include <dnnplan/io/spot_json.hpp>
+#include <dnnplan/io/spot_provision_json.hpp>
 
 #include <Eigen/Core>
 

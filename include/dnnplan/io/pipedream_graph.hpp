@@ -8,9 +8,9 @@
 // Every malformed line is a dnnplan::parse_error with where() = "line N" (1-based).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/text_lines.hpp>
-#include <dnnplan/detail/validate.hpp>
-#include <dnnplan/partition/layer_graph.hpp>
+#include <dnnplan/core/detail/text_lines.hpp>
+#include <dnnplan/core/detail/validate.hpp>
+#include <dnnplan/workload/layer_graph.hpp>
 
 #include <array>
 #include <charconv>

@@ -9,8 +9,8 @@
 // with where() = "line N" (1-based) and a message naming the field and what was expected.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/text_lines.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/text_lines.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/model/sync_data_parallel.hpp>
 
 #include <algorithm>

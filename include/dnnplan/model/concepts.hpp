@@ -7,23 +7,21 @@
 // without the guarantees. docs/architecture.md ("Swapping in a model") shows one of each in use.
 //
 //   concept                              used by
-//   asynchronous_throughput_model        spot planner (solve/spot_provision.hpp)
+//   asynchronous_throughput_model        spot planner (solve/spot_provision/solve.hpp)
 //   capped_throughput_model              spot planner, options.cap_at_n_upper (optional)
 //   convergence_model                    spot planner
 //   linear_cost_model                    spot planner
-//   cluster_throughput_model             VM recommender (solve/vm_recommend.hpp)
+//   cluster_throughput_model             VM recommender (solve/vm_recommend/solve.hpp)
 //   linearly_bounded_throughput_model    VM recommender's branch and bound (without it: exhaustive)
 //   box_bounded_throughput_model         VM recommender's branch and bound (optional, tighter)
 //   offer_cost_model                     VM recommender
 //   stage_cost_model                     pipeline partitioners (partition/), hybrid planner
 //   remaining_stages_cost_model          pipeline DP's fast recurrence, hybrid planner
-//   pipeline_model_factory               hybrid planner (solve/hybrid_parallel.hpp)
+//   pipeline_model_factory               hybrid planner (solve/hybrid_plan/solve.hpp)
 //   stage_breakdown_model                hybrid planner's per-stage figures (optional)
-//   preemption_process                   preemption models (preemption/), the resilience planner
 
 #include <dnnplan/core/catalog.hpp>
-#include <dnnplan/detail/validate.hpp>
-#include <dnnplan/preemption/events.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -206,7 +204,7 @@ concept remaining_stages_cost_model = stage_cost_model<Model> && requires {
     { Model::depends_only_on_remaining_stages } -> std::convertible_to<bool>;
 } && static_cast<bool>(Model::depends_only_on_remaining_stages);
 
-struct layer_chain;  // partition/layer_chain.hpp
+struct layer_chain;  // workload/layer_chain.hpp
 
 /// Builds the stage-cost model of one configuration of the hybrid planner from the layer chain:
 /// factory(chain, config) is a remaining_stages_cost_model over the chain's states. Requirements
@@ -238,18 +236,6 @@ struct stage_breakdown {
 template <class Model>
 concept stage_breakdown_model = stage_cost_model<Model> && requires(const Model& model, const stage_candidate& stage) {
     { model.breakdown(stage) } -> std::same_as<stage_breakdown>;
-};
-
-// ---- preemption (spot instances lost and replaced) ----------------------------------------------
-
-/// A process of spot instances being preempted (and replaced) over time.
-template <class P>
-concept preemption_process = requires(const P& p, std::int32_t capacity, std::int64_t horizon_ms, std::uint64_t seed) {
-    /// Mean preemptions per instance-hour (a Poisson rate); what the analytic models use.
-    { p.preemptions_per_instance_h() } -> std::convertible_to<double>;
-    /// One realisation: add/remove events for a pool that tries to keep `capacity` instances,
-    /// over [0, horizon_ms]. Deterministic for a seed (a trace ignores it).
-    { p.events(capacity, horizon_ms, seed) } -> std::same_as<instance_trace>;
 };
 
 }  // namespace dnnplan

@@ -3,7 +3,7 @@
 // IWQoS 2023), eq. (3), with the convergence coefficient of eq. (5).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>

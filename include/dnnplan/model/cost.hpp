@@ -3,7 +3,7 @@
 // C = T * sum_m n_m * p_m, with the time rounded up to the billing increment.
 
 #include <dnnplan/core/catalog.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // PCIe contention: spotDNN (Shang et al., IWQoS 2023), eqs. (6)-(9) and (15).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>

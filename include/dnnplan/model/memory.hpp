@@ -2,7 +2,7 @@
 // Largest per-GPU batch that fits a GPU's memory: spotDNN (Shang et al., IWQoS 2023), eq. (10).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 
 #include <cmath>
 #include <cstdint>

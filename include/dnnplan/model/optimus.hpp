@@ -4,7 +4,7 @@
 // EuroSys 2018, Section 4 (eqs. (3)-(4) for speed, eq. (1) for the loss curve). Fitted by
 // fit/optimus.hpp.
 
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 
 #include <cstdint>
 #include <limits>

@@ -22,8 +22,8 @@
 // GPipe, Huang et al., NeurIPS 2019: M + S - 1 micro-batch slots, S - 1 of them the bubble).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
-#include <dnnplan/partition/layer_chain.hpp>
+#include <dnnplan/core/detail/validate.hpp>
+#include <dnnplan/workload/layer_chain.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>

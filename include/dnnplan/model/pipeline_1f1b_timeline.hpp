@@ -10,7 +10,7 @@
 // with the next minibatch's fill), which is what a picture of the schedule shows.
 
 #include <dnnplan/core/enum_text.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>

@@ -11,7 +11,7 @@
 #include <dnnplan/core/affine_time.hpp>
 #include <dnnplan/core/catalog.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>

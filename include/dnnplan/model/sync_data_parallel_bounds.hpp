@@ -2,7 +2,7 @@
 // The speed bounds of the synchronous data-parallel model over a box of clusters, which make it a
 // linearly_bounded_throughput_model and a box_bounded_throughput_model (model/concepts.hpp): the
 // definitions of sync_cluster_throughput's two bound members, proved in
-// docs/solvers/vm-recommend.md (B0, B0', B7, B8, B10). Included by model/sync_data_parallel.hpp.
+// docs/solvers/vm_recommend.md (B0, B0', B7, B8, B10). Included by model/sync_data_parallel.hpp.
 
 #include <dnnplan/model/sync_data_parallel.hpp>
 
@@ -111,7 +111,7 @@ namespace detail {
 }  // namespace detail
 
 /// The bound for the synchronous data-parallel model (model/sync_data_parallel.hpp), proved in
-/// docs/solvers/vm-recommend.md ("B0"). With s accumulation steps, T_s >= T_s,min over the box and
+/// docs/solvers/vm_recommend.md ("B0"). With s accumulation steps, T_s >= T_s,min over the box and
 /// combine(c, t) = s c + (c^gamma + t^gamma)^(1/gamma) increasing in both arguments:
 ///  - equal batches: step >= combine(T_grad,k(m), T_s,min) for every type k present, so each of
 ///    its g_k replicas adds at most m_max (s + 1) / combine(T_grad,k(m_min), T_s,min), where m is

@@ -5,7 +5,7 @@
 // antichain of layers. Pipeline stages are ranges between states.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/partition/layer_graph.hpp>
+#include <dnnplan/workload/layer_graph.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -145,29 +145,6 @@ void for_each_state_predecessor(const antichain_states& s, std::size_t j, F&& f)
     s.layer_sets.for_each(j, [&](std::size_t l) { layers.push_back(l); });
     return layers;
 }
-
-namespace detail {
-
-/// PipeDream's preprocessing (reference note, section 1): [i] is whether layer i is dropped
-/// before partitioning. First every source whose description starts with "Input", then every
-/// sink (of the whole graph) among the remaining layers whose description starts with
-/// "__getitem__". build_antichain_states and build_layer_chain (partition/layer_chain.hpp) both
-/// apply it.
-[[nodiscard]] inline std::vector<bool> pipedream_removed_layers(const layer_graph& graph) {
-    const std::size_t n = graph.size();
-    std::vector<bool> removed(n, false);
-    for (std::size_t i = 0; i < n; ++i)
-        if (graph.predecessors(i).empty() && std::string_view(graph.at(i).description).starts_with("Input")) removed[i] = true;
-    // Sinks after the Input removal (an Input source is never a sink of interest here).
-    for (std::size_t i = 0; i < n; ++i) {
-        if (removed[i]) continue;
-        const bool sink = graph.successors(i).empty();
-        if (sink && std::string_view(graph.at(i).description).starts_with("__getitem__")) removed[i] = true;
-    }
-    return removed;
-}
-
-}  // namespace detail
 
 /// Builds PipeDream's states. Preprocessing as PipeDream's optimizer: remove every source layer
 /// whose description starts with "Input", then every sink whose description starts with

@@ -8,12 +8,12 @@
 // loops: for every pair of states (k, j) the stage's time is computed once for every replica
 // count, and the (min, max) convolution of the left part's row with it is taken by a two-pointer
 // sweep wherever the stage's time does not increase with replicas (an exchange argument makes
-// this exact; see docs/solvers/partition.md), with bound-pruned loops elsewhere. The
+// this exact; see docs/solvers/pipeline_plan.md), with bound-pruned loops elsewhere. The
 // plain transcription of PipeDream's loops stays in the tests as the oracle.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/partition/layer_graph.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/workload/layer_graph.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/partition/antichain.hpp>
 #include <dnnplan/partition/pipedream_chain.hpp>
 #include <dnnplan/core/result.hpp>
@@ -48,7 +48,7 @@ struct pipedream_options {
     /// arrays over the machine counts). max_evaluations stops the recurrence once it has computed
     /// that many stage times (state pairs). Over either: status budget_exhausted, no plan.
     /// (build_antichain_states has its own limit on the states.) The default evaluations, 10^9
-    /// stage times, take about 15 s (docs/solvers/partition.md); the largest of PipeDream's own
+    /// stage times, take about 15 s (docs/solvers/pipeline_plan.md); the largest of PipeDream's own
     /// runs, gnmt_large on two levels, needs 138 million.
     search_budget budget{.max_nodes = 10'000'000, .max_evaluations = 1'000'000'000, .max_time_s = 0.0};
 
@@ -763,7 +763,7 @@ inline pipedream_result pipedream_chain_partition(const layer_graph& graph, cons
                                            : std::numeric_limits<double>::infinity();
             // A cap within 3 times the first bound: one search below the cap, sure to succeed,
             // costs less than searches that fail first (measured on PipeDream's profiles: a
-            // failed search costs a good part of a successful one; see docs/solvers/partition.md).
+            // failed search costs a good part of a successful one; see docs/solvers/pipeline_plan.md).
             if (cap <= 3.0 * bound) bound = cap;
             while (true) {
                 bound = std::min(bound, cap);

@@ -23,7 +23,7 @@
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 
 #include <algorithm>
@@ -249,7 +249,7 @@ void pipeline_dp_prefix(const Model& model, std::size_t n, std::int32_t max_devi
 /// The best pipeline for every device budget (the header comment). Throws invalid_input for bad
 /// options or a model with no states; a budget on which no pipeline fits has no by_devices entry,
 /// and status is infeasible (with the reason) when no budget has a plan. The planner's entry is
-/// solve(pipeline_dp_request, model) in solve/pipeline_partition.hpp.
+/// solve(pipeline_dp_request, model) in solve/pipeline_plan/solve.hpp.
 template <stage_cost_model Model>
 [[nodiscard]] pipeline_dp_result pipeline_dp_partition(const Model& model, const pipeline_dp_options& options) {
     options.validate();

@@ -6,7 +6,7 @@
 // different seeds are what Bamboo's Python simulator gives for them (bamboo_simulator.hpp).
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/numeric_kernels.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
 

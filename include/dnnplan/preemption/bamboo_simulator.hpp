@@ -704,7 +704,7 @@ inline bamboo_run engine::finish(std::int64_t t) {
 
 namespace dnnplan {
 
-/// Bamboo's random mode as a preemption process (model/concepts.hpp preemption_process): the
+/// Bamboo's random mode as a preemption process (preemption/process.hpp): the
 /// arrivals and removals of bamboo_random_options, hour by hour, for a pool of `capacity`
 /// instances, without a simulation around them. The same draws as simulate_bamboo(random, seed)
 /// make, but for the order of the live instances after two additions at the same second (here:

@@ -23,7 +23,7 @@
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/preemption/events.hpp>
 
 #include <algorithm>

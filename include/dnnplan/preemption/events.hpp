@@ -8,8 +8,8 @@
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/text_lines.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/text_lines.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 
 #include <array>
 #include <cstddef>

@@ -1,6 +1,6 @@
 #pragma once
 // Preemption rates fitted from instance lifetimes, and two preemption processes
-// (preemption_process, model/concepts.hpp):
+// (preemption_process, preemption/process.hpp):
 //   - fit_exponential_hazard: a constant hazard (exponential lifetimes) with right-censoring, its
 //     maximum-likelihood rate and an exact chi-square (Garwood) interval;
 //   - fit_hour_of_day_hazard: a rate that is constant within groups of hours of the day, and the
@@ -11,9 +11,9 @@
 // Formulas and sources are in docs/models/preemption.md and in the comments below.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/numeric_kernels.hpp>
-#include <dnnplan/model/concepts.hpp>
+#include <dnnplan/preemption/process.hpp>
 #include <dnnplan/preemption/events.hpp>
 
 #include <algorithm>

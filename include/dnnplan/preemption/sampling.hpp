@@ -1,9 +1,9 @@
 #pragma once
 // Realisations of a preemption process for simulations, and what a set of simulated outcomes
-// estimates: shared by the planners that sample preemptions (solve/resilience.hpp,
-// solve/spot_resilience.hpp).
+// estimates: shared by the planners that sample preemptions (solve/resilience_plan/solve.hpp,
+// solve/spot_provision/preemptions.hpp).
 
-#include <dnnplan/model/concepts.hpp>
+#include <dnnplan/preemption/process.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
 #include <dnnplan/preemption/events.hpp>
 #include <dnnplan/preemption/hazard.hpp>
@@ -20,29 +20,6 @@
 #include <vector>
 
 namespace dnnplan {
-
-/// Any type of the caller's that satisfies preemption_process (model/concepts.hpp), held by
-/// value behind its two members: how a process of one's own goes into a planner's request.
-/// The library's processes go in as themselves (they have a JSON form; this has none).
-class any_preemption_process {
-public:
-    template <preemption_process Process>
-        requires(!std::same_as<std::remove_cvref_t<Process>, any_preemption_process>)
-    explicit any_preemption_process(Process process)
-        : rate_per_instance_h_(static_cast<double>(process.preemptions_per_instance_h())),
-          events_([p = std::move(process)](std::int32_t capacity, std::int64_t horizon_ms, std::uint64_t seed) {
-              return p.events(capacity, horizon_ms, seed);
-          }) {}
-
-    [[nodiscard]] double preemptions_per_instance_h() const noexcept { return rate_per_instance_h_; }
-    [[nodiscard]] instance_trace events(std::int32_t capacity, std::int64_t horizon_ms, std::uint64_t seed) const {
-        return events_(capacity, horizon_ms, seed);
-    }
-
-private:
-    double rate_per_instance_h_ = 0.0;
-    std::function<instance_trace(std::int32_t, std::int64_t, std::uint64_t)> events_;
-};
 
 /// How an offer's spot instances are preempted: a Poisson rate with a replacement delay
 /// (exponential lifetimes, e.g. a hazard fitted to lifetimes), a recorded trace, Bamboo's random

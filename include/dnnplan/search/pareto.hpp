@@ -2,7 +2,7 @@
 // An exact two-objective Pareto frontier: the points no other point beats in one objective
 // without losing in the other. Both coordinates are minimised (negate one to maximise it).
 //
-// Definitions (docs/solvers/vm-recommend.md, "Pareto frontier"). Point p weakly dominates q
+// Definitions (docs/solvers/vm_recommend.md, "Pareto frontier"). Point p weakly dominates q
 // when p.first <= q.first and p.second <= q.second; p dominates q when it weakly dominates q
 // and p != q. The frontier of a set S is { q in S : no p in S dominates q }, with points equal
 // in both coordinates (ties) kept once: the first offered. Offering the points of S one by one,

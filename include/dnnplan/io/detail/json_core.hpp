@@ -1,7 +1,7 @@
 #pragma once
 // The machinery every JSON header of io/ shares (the only place, with them, that includes
 // nlohmann/json): paths in errors, strict scalar readers, field tables, enum text, finite-number
-// checks on writing, and the text parser. The per-domain headers (io/spot_json.hpp, ...) declare,
+// checks on writing, and the text parser. The per-domain headers (io/spot_provision_json.hpp, ...) declare,
 // for each of their types, its fields once in a table (json_fields<T>) from which the reader, the
 // writer and the list of allowed keys all come; a type whose layout a table cannot say (a result
 // flattened for readability, a matrix) has its own pair of functions in its domain header.
@@ -22,7 +22,7 @@
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/detail/validate.hpp>
+#include <dnnplan/core/detail/validate.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -1,0 +1,141 @@
+#pragma once
+// Runtime records of a running PS job, DLRover-style (its RuntimeMetric: time, global step, speed,
+// the nodes with CPU and memory used and requested), and the two advisors as pure functions of
+// them (issue 13, sections 2 and 4): `advise` (the model advisor, solve/elastic_advisor/advisor.hpp) and
+// `dlrover_advise` (DLRover's local optimizer, solve/elastic_advisor/dlrover_local.hpp).
+// The model advisor reads from records only the configuration and the speed: one observation per
+// record (solve() averages the records of a configuration into one mean). The remaining steps are
+// the job's work less the latest global step; the deadline left is the deadline less the latest
+// record's time (time since the job started).
+
+#include <dnnplan/core/error.hpp>
+#include <dnnplan/core/detail/validate.hpp>
+#include <dnnplan/solve/elastic_advisor/dlrover_local.hpp>
+#include <dnnplan/solve/elastic_advisor/advisor.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dnnplan {
+
+/// One node of a runtime record.
+struct node_usage {
+    dlrover::node_type type = dlrover::node_type::worker;
+    std::int32_t id = 0;
+    double cpu_used = 0.0;             ///< cores
+    double cpu_requested = 0.0;        ///< cores (> 0 for a PS: it divides its use)
+    double memory_used_mb = 0.0;
+    double memory_requested_mb = 0.0;
+    friend bool operator==(const node_usage&, const node_usage&) = default;
+};
+
+/// One runtime record (DLRover's RuntimeMetric with the counts spelled out).
+struct elastic_record {
+    double time_s = 0.0;              ///< since the job started, >= 0
+    std::int64_t global_step = 0;     ///< >= 0
+    double speed = 0.0;               ///< steps/s, >= 0 (0: not measured, e.g. while starting)
+    std::int32_t ps = 1;
+    std::int32_t workers = 1;
+    std::vector<node_usage> nodes{};  ///< may be empty; when given, its PS and workers match the counts
+    friend bool operator==(const elastic_record&, const elastic_record&) = default;
+
+    void validate(std::string_view path = "record") const {
+        const std::string p = detail::field_prefix(path);
+        detail::require_non_negative(p + "time_s", time_s);
+        detail::require_at_least(p + "global_step", global_step, 0);
+        detail::require_non_negative(p + "speed", speed);
+        detail::require_at_least(p + "ps", ps, 1);
+        detail::require_at_least(p + "workers", workers, 1);
+        std::int64_t ps_nodes = 0, worker_nodes = 0;
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const std::string n = p + "nodes[" + std::to_string(i) + "].";
+            const node_usage& u = nodes[i];
+            detail::require_non_negative(n + "cpu_used", u.cpu_used);
+            if (u.type == dlrover::node_type::ps) detail::require_positive(n + "cpu_requested", u.cpu_requested);
+            else detail::require_non_negative(n + "cpu_requested", u.cpu_requested);
+            detail::require_non_negative(n + "memory_used_mb", u.memory_used_mb);
+            detail::require_non_negative(n + "memory_requested_mb", u.memory_requested_mb);
+            ps_nodes += u.type == dlrover::node_type::ps ? 1 : 0;
+            worker_nodes += u.type == dlrover::node_type::worker ? 1 : 0;
+        }
+        if (!nodes.empty() && ps_nodes != ps)
+            throw invalid_input(p + "nodes", std::to_string(ps_nodes) + " PS nodes", std::to_string(ps) + " (the record's ps)");
+        if (!nodes.empty() && worker_nodes != workers)
+            throw invalid_input(p + "nodes", std::to_string(worker_nodes) + " worker nodes",
+                                std::to_string(workers) + " (the record's workers)");
+    }
+};
+
+/// Every record valid, and in time order (a record earlier than the one before it is an
+/// invalid_input naming "records[i].time_s").
+inline void validate_records(const std::vector<elastic_record>& records) {
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        const std::string at = "records[" + std::to_string(i) + "]";
+        records[i].validate(at);
+        if (i > 0 && records[i].time_s < records[i - 1].time_s)
+            throw invalid_input(at + ".time_s", detail::format_number(records[i].time_s),
+                                "a time >= the previous record's " + detail::format_number(records[i - 1].time_s) +
+                                    " (records in time order)");
+    }
+}
+
+/// What `advise` needs besides the records: the job's work and deadline from its start, its prices
+/// and its configurations, the advisor's options.
+struct advise_setup {
+    elastic_job job{};  ///< remaining_steps: the whole work; deadline_s: from the job's start
+    elastic_options options{};
+};
+
+/// The model advisor on runtime records (the rules at the top of this header). Throws
+/// invalid_input for bad records or setup; records of a configuration the job does not list are an
+/// invalid_input naming "records[i]". Past the deadline the advice is the cheapest way to finish
+/// (no deadline); work already done gives remaining 1 step (the advice then only matters for the
+/// last step).
+[[nodiscard]] inline elastic_result advise(const std::vector<elastic_record>& records, const advise_setup& setup) {
+    validate_records(records);
+    setup.job.validate("setup.job");
+    elastic_request r{.job = setup.job, .options = setup.options};
+    if (!records.empty()) {
+        const elastic_record& last = records.back();
+        r.job.remaining_steps = std::max(1.0, setup.job.remaining_steps - static_cast<double>(last.global_step));
+        if (setup.job.deadline_s) {
+            const double left = *setup.job.deadline_s - last.time_s;
+            r.job.deadline_s = left > 0.0 ? std::optional<double>(left) : std::nullopt;
+        }
+        r.current = ps_configuration{last.ps, last.workers};
+    }
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        const ps_configuration c{records[i].ps, records[i].workers};
+        if (!setup.job.allows(c))
+            throw invalid_input("records[" + std::to_string(i) + "]", to_string(c), "a configuration of setup.job.configurations");
+        if (records[i].speed > 0.0) r.observations.push_back({c.ps, c.workers, records[i].speed});
+    }
+    return solve(r);
+}
+
+/// A record as DLRover's optimizer reads it (its node list; names "ps-<id>", "worker-<id>").
+[[nodiscard]] inline dlrover::runtime_record to_dlrover(const elastic_record& r) {
+    dlrover::runtime_record out{.global_step = r.global_step, .speed = r.speed,
+                                .timestamp_s = static_cast<std::int64_t>(r.time_s)};
+    for (const node_usage& n : r.nodes)
+        out.nodes.push_back({.type = n.type, .id = n.id, .name = std::string(to_string(n.type)) + "-" + std::to_string(n.id),
+                             .config = {n.cpu_requested, n.memory_requested_mb}, .used = {n.cpu_used, n.memory_used_mb}});
+    return out;
+}
+
+/// DLRover's running-stage plan (dlrover::running_plan: hot PS, else worker scaling with its stop
+/// rules) on the records, kept in DLRover's record store (its trimming included).
+[[nodiscard]] inline dlrover::resource_plan dlrover_advise(const std::vector<elastic_record>& records,
+                                                           const dlrover::resource_limits& limits,
+                                                           const dlrover::local_optimizer_params& params = {}) {
+    validate_records(records);
+    dlrover::record_store store(params.latest_samples);
+    for (const auto& r : records) store.add(to_dlrover(r));
+    return dlrover::running_plan(store.records(), limits, params);
+}
+
+}  // namespace dnnplan

@@ -1,0 +1,455 @@
+// The preemption-aware planners (issue 12, section 4): the resilience planner
+// (solve/resilience_plan/solve.hpp: on-demand, checkpoint-restart, Bamboo's redundant computation, spot with
+// an on-demand fallback) and spotDNN's planner under preemptions (solve/spot_provision/preemptions.hpp).
+// Oracles: the checkpoint interval against a brute-force sweep of the equal splits, the
+// redundant-computation choice against every pipeline count simulated here, hand-computed
+// on-demand figures; properties: the fallback keeps the deadline by construction, a plan meets q
+// and is the cheapest that does, a q nothing meets is a status with the best probability.
+
+#include <dnnplan/preemption/checkpoint_restart.hpp>
+#include <dnnplan/solve/resilience_plan/solve.hpp>
+#include <dnnplan/solve/spot_provision/preemptions.hpp>
+
+#include "../../../benchmarks/problems.hpp"
+#include "../../support/checks.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+using dnnplan::resilience_candidate;
+using dnnplan::resilience_request;
+using dnnplan::resilience_strategy;
+using dnnplan::solve_status;
+using dnnplan_test::field_of;
+
+/// A two-stage model: 8 samples a step; 1.0 s a step with one pipeline, 0.6 s with two, 0.45 s
+/// with three; on-demand: 2 instances at 1.0 s a step.
+dnnplan::bamboo_model_spec small_model() {
+    return {.name = "small",
+            .samples_per_step = 8,
+            .stages = 2,
+            .local_rendezvous_ms = 5'000,
+            .step_ms = {1'000, 600, 450},
+            .on_demand_instances = 2,
+            .on_demand_step_s = 1.0,
+            .random_capacity = 0};
+}
+
+/// 3,600 steps: 1 h on on-demand; deadline 2 h; one offer preempted at `rate` per instance-hour.
+resilience_request small_request(double rate_per_instance_h, double probability = 0.9) {
+    resilience_request r;
+    r.job = {.model = small_model(),
+             .work_samples = 8.0 * 3600.0,
+             .deadline_h = 2.0,
+             .probability = probability,
+             .checkpoint_h = 0.01,
+             .restart_h = 0.02};
+    r.offers = {{.name = "gpu.spot",
+                 .spot_usd_per_h = 0.3,
+                 .on_demand_usd_per_h = 1.0,
+                 .speed = 1.0,
+                 .max_instances = 6,
+                 .preemption = dnnplan::poisson_preemption{.rate_per_instance_h = rate_per_instance_h,
+                                                           .replacement_delay_ms = 60'000}}};
+    r.options.samples = 60;
+    return r;
+}
+
+const resilience_candidate& strategy_of(const dnnplan::resilience_result& r, resilience_strategy s) {
+    for (const auto& c : r.details.strategies)
+        if (c.strategy == s) return c;
+    FAIL("strategy " << to_string(s) << " not reported");
+    throw;  // unreachable: FAIL throws
+}
+
+}  // namespace
+
+TEST_CASE("resilience: on-demand's figures are exact, and it wins when spot is disabled", "[solve][resilience]") {
+    auto request = small_request(0.5);
+    request.options.checkpoint_restart = request.options.redundant_computation = request.options.spot_with_fallback = false;
+    const auto r = dnnplan::solve(request);
+    REQUIRE(r.status == solve_status::feasible);
+    REQUIRE(r.plan);
+    CHECK(r.plan->strategy == resilience_strategy::on_demand);
+    CHECK(r.plan->instances == 2);
+    CHECK(r.plan->p_meet_deadline == 1.0);
+    CHECK(*r.plan->expected_h == Approx(1.0).epsilon(1e-12));           // 3,600 steps of 1 s
+    CHECK(*r.plan->expected_usd == Approx(2.0 * 1.0 * 1.0).epsilon(1e-12));  // 2 instances x 1 h x 1 USD/h
+    CHECK(*r.plan->samples_per_usd == Approx(8.0 * 3600.0 / 2.0).epsilon(1e-12));
+    CHECK(r.objective_value == r.plan->expected_usd);
+    CHECK_FALSE(r.bound);  // estimates prove nothing
+    CHECK(r.details.simulations == 0);
+}
+
+TEST_CASE("resilience: the checkpoint interval is the best of a brute-force sweep of equal splits", "[solve][resilience]") {
+    auto request = small_request(0.5);
+    request.options.redundant_computation = request.options.spot_with_fallback = false;
+    const auto r = dnnplan::solve(request);
+    const auto& cr = strategy_of(r, resilience_strategy::checkpoint_restart);
+    REQUIRE(cr.checkpoint_interval_h);
+    // The planner's model: the job's 2 instances, any loss interrupting it (rate 2 lambda), a
+    // restart of R + the replacement delay + an instance's readiness.
+    const double restart_h = 0.02 + (60'000.0 + 45'000.0) / 3.6e6;
+    double best = 0.0;
+    for (std::int64_t n = 1; n <= 400; ++n) {
+        const dnnplan::checkpoint_restart_model m{.work_h = 1.0, .interval_h = 1.0 / static_cast<double>(n),
+                                                  .checkpoint_h = 0.01, .restart_h = restart_h, .preemptions_per_h = 1.0};
+        best = std::max(best, dnnplan::completion_probability(m, 2.0, 1e-6).p);
+    }
+    CHECK(cr.p_meet_deadline == Approx(best).margin(2e-4));  // the planner asks for a 1e-4 error bound
+    CHECK(cr.instances == 2);
+    CHECK(*cr.expected_usd == Approx(*cr.expected_h * 2.0 * 0.3).epsilon(1e-12));  // spot price while it runs
+    REQUIRE(cr.time_h.lower);
+    CHECK(*cr.time_h.lower <= *cr.expected_h);
+    REQUIRE(cr.time_h.upper);
+    CHECK(*cr.time_h.upper >= *cr.expected_h);
+}
+
+TEST_CASE("resilience: redundant computation picks the cheapest pipeline count meeting q, as simulated here",
+          "[solve][resilience]") {
+    auto request = small_request(0.3);
+    request.options.checkpoint_restart = request.options.spot_with_fallback = false;
+    const auto r = dnnplan::solve(request);
+    // The oracle: every pipeline count the quota allows (P S <= 6: P = 1..3), each simulated on
+    // the same realisations, the cheapest mean cost among those meeting q.
+    const double deadline_h = request.job.deadline_h;
+    const auto deadline_ms = static_cast<std::int64_t>(std::ceil(deadline_h * 3.6e6));
+    const std::int64_t horizon_ms = 3 * deadline_ms;
+    std::optional<std::pair<std::int32_t, double>> cheapest;
+    for (std::int32_t pipelines = 1; pipelines <= 3; ++pipelines) {
+        dnnplan::bamboo_options b;
+        b.model = small_model();
+        b.duration_ms = horizon_ms;
+        b.target_steps = 3600;
+        b.instance_creation_ms = 45'000;
+        b.spot_usd_per_h = 0.3;
+        b.on_demand_usd_per_h = 1.0;
+        b.beyond_table = dnnplan::beyond_step_table::use_last_row;
+        double met = 0.0, usd = 0.0;
+        bool all_done = true;
+        for (std::int32_t k = 0; k < request.options.samples; ++k) {
+            const auto events = dnnplan::detail::sampling::realisation(request.offers[0].preemption, 2 * pipelines, horizon_ms,
+                                                                       deadline_ms, k, request.options.samples);
+            const auto run = dnnplan::simulate_bamboo(events, b);
+            const bool done = run.status == dnnplan::bamboo_status::completed && run.steps >= 3600;
+            all_done = all_done && done;
+            met += done && run.end_h <= deadline_h ? 1.0 : 0.0;
+            usd += done ? run.usd_per_h * run.end_h : 0.0;
+        }
+        const double p = met / request.options.samples;
+        if (all_done && p >= 0.9 && (!cheapest || usd / request.options.samples < cheapest->second))
+            cheapest = std::pair{pipelines, usd / request.options.samples};
+    }
+    REQUIRE(cheapest);
+    const auto& rc = strategy_of(r, resilience_strategy::redundant_computation);
+    CHECK(rc.pipelines == cheapest->first);
+    CHECK(*rc.expected_usd == Approx(cheapest->second).epsilon(1e-12));
+    // And the plan is the cheaper of it and on-demand (2 USD).
+    REQUIRE(r.plan);
+    if (cheapest->second < 2.0) {
+        CHECK(r.plan->strategy == resilience_strategy::redundant_computation);
+        CHECK(r.plan->pipelines == cheapest->first);
+    } else {
+        CHECK(r.plan->strategy == resilience_strategy::on_demand);
+    }
+    CHECK(r.details.simulations == 3 * request.options.samples);
+}
+
+TEST_CASE("resilience: the plan meets q and is the cheapest strategy that does; the others say why they lost",
+          "[solve][resilience]") {
+    for (const double rate : {0.05, 0.5, 2.0}) {
+        INFO("rate " << rate);
+        const auto r = dnnplan::solve(small_request(rate));
+        REQUIRE(r.plan);
+        CHECK(r.status == solve_status::feasible);
+        CHECK(r.plan->meets_probability);
+        CHECK(r.plan->p_meet_deadline >= 0.9);
+        CHECK(r.details.strategies.size() == 4);
+        for (const auto& c : r.details.strategies) {
+            INFO(to_string(c.strategy) << ": " << c.note);
+            if (c.meets_probability && c.expected_usd) CHECK(*r.plan->expected_usd <= *c.expected_usd);
+            if (c.strategy != r.plan->strategy) CHECK_THAT(c.note, Catch::Contains("lost:"));
+            CHECK(r.details.best_probability >= c.p_meet_deadline);
+        }
+    }
+}
+
+TEST_CASE("resilience: the fallback keeps the deadline whenever on-demand alone can, whatever the preemptions",
+          "[solve][resilience]") {
+    // Preemptions so frequent that spot alone rarely finishes: the fallback moves to on-demand in
+    // time on every run (on-demand needs 1 h + a checkpoint and a restart of the 2 h).
+    auto request = small_request(6.0);
+    request.options.checkpoint_restart = request.options.redundant_computation = false;
+    const auto r = dnnplan::solve(request);
+    const auto& fb = strategy_of(r, resilience_strategy::spot_with_fallback);
+    CHECK(fb.p_meet_deadline == 1.0);
+    REQUIRE(fb.time_h.upper);
+    CHECK(*fb.time_h.upper <= 2.0 + 1e-9);
+    // What it costs is stated: at least the spot time it used, at most that plus all of on-demand.
+    REQUIRE(fb.expected_usd);
+    REQUIRE(fb.usd.upper);
+    CHECK(*fb.usd.upper <= 2.0 * 1.0 * (1.0 + 0.01 + 0.02) + 2.0 * 6 * 0.3 + 1e-9);
+    REQUIRE(r.plan);
+    if (r.plan->strategy != resilience_strategy::spot_with_fallback) CHECK_THAT(fb.note, Catch::Contains("lost:"));
+}
+
+TEST_CASE("resilience: an on-demand layout over the quota rules out the strategies that run it, not redundant computation",
+          "[solve][resilience]") {
+    auto request = small_request(0.3);
+    request.job.model.on_demand_instances = 8;  // 8 on-demand instances, over the quota of 6
+    const auto r = dnnplan::solve(request);
+    std::vector<resilience_strategy> seen;
+    for (const auto& c : r.details.strategies) seen.push_back(c.strategy);
+    CHECK(seen == std::vector<resilience_strategy>{resilience_strategy::redundant_computation});
+    CHECK(r.details.simulations == 3 * request.options.samples);  // P = 1..3 pipelines of 2 still fit
+}
+
+TEST_CASE("resilience: the fallback hands over no earlier than the last safe moment, step by step", "[solve][resilience]") {
+    // Without preemptions spot runs uninterrupted; with a deadline that leaves spot, one pipeline,
+    // room to finish (3,600 steps of 1 s) the fallback never hands over: the same time and cost
+    // as redundant computation on the same runs (runs of steps in closed form are read step by step).
+    auto request = small_request(0.0);
+    request.job.deadline_h = 1.5;  // on-demand needs 1 h + a 0.03 h hand-over
+    request.offers[0].max_instances = 2;
+    request.options.checkpoint_restart = false;
+    const auto r = dnnplan::solve(request);
+    const auto& rc = strategy_of(r, resilience_strategy::redundant_computation);
+    const auto& fb = strategy_of(r, resilience_strategy::spot_with_fallback);
+    REQUIRE(rc.expected_h);
+    REQUIRE(fb.expected_h);
+    CHECK(*fb.expected_h == *rc.expected_h);
+    CHECK(*fb.expected_usd == Approx(*rc.expected_usd).epsilon(1e-12));
+    CHECK(*rc.expected_h > 1.0);  // slower than on-demand, within the deadline
+}
+
+TEST_CASE("resilience: a q nothing meets is a status with the best probability reached", "[solve][resilience]") {
+    // Half an hour: on-demand needs 1 h, three pipelines 0.45 h of steps once ready; at 1
+    // preemption per instance-hour only some runs make it, and q = 1 asks for all of them.
+    auto request = small_request(1.0, 1.0);
+    request.job.deadline_h = 0.5;
+    const auto r = dnnplan::solve(request);
+    CHECK(r.status == solve_status::infeasible);
+    CHECK_FALSE(r.plan);
+    CHECK_FALSE(r.objective_value);
+    INFO("best probability " << r.details.best_probability);
+    CHECK(r.details.best_probability > 0.0);
+    CHECK(r.details.best_probability < 1.0);
+    CHECK_THAT(r.reason, Catch::Contains("no configuration meets the deadline with probability 1"));
+    double best = 0.0;
+    for (const auto& c : r.details.strategies) best = std::max(best, c.p_meet_deadline);
+    CHECK(r.details.best_probability == best);
+    CHECK(strategy_of(r, resilience_strategy::on_demand).p_meet_deadline == 0.0);
+}
+
+TEST_CASE("resilience: the simulation budget ends the comparison with a status", "[solve][resilience]") {
+    auto request = small_request(0.5);
+    request.options.budget.max_evaluations = 100;  // one pipeline count of 60 runs, not two
+    const auto r = dnnplan::solve(request);
+    CHECK(r.status == solve_status::budget_exhausted);
+    CHECK(r.details.simulations == 60);
+    CHECK(r.counters.evaluations == 60);
+}
+
+TEST_CASE("resilience: the configuration and time budgets end the comparison with a status too", "[solve][resilience]") {
+    auto request = small_request(0.5);
+    request.options.budget.max_nodes = 1;  // on-demand only
+    auto r = dnnplan::solve(request);
+    CHECK(r.status == solve_status::budget_exhausted);
+    CHECK(r.counters.nodes == 1);
+    REQUIRE(r.plan);
+    CHECK(r.plan->strategy == resilience_strategy::on_demand);
+    CHECK_THAT(r.reason, Catch::StartsWith("the budget ended the comparison"));
+    request.options.budget = {.max_nodes = 0, .max_evaluations = 0, .max_time_s = 1e-9};
+    r = dnnplan::solve(request);
+    CHECK(r.status == solve_status::budget_exhausted);
+    CHECK(r.details.simulations == 0);
+}
+
+TEST_CASE("resilience: the same request gives the same result", "[solve][resilience]") {
+    const auto a = dnnplan::solve(small_request(0.5));
+    const auto b = dnnplan::solve(small_request(0.5));
+    CHECK(a.status == b.status);
+    CHECK(a.plan == b.plan);
+    CHECK(a.details == b.details);
+    CHECK(a.counters.evaluations == b.counters.evaluations);
+}
+
+namespace {
+
+/// A process of the test's own (preemption_process): one instance of the pool lost every
+/// `period_ms`, the oldest first, replaced one minute later; the seed is ignored.
+struct periodic_loss {
+    std::int64_t period_ms = 1'800'000;
+    double preemptions_per_instance_h() const noexcept { return 0.0; }  // per instance: see events()
+    dnnplan::instance_trace events(std::int32_t capacity, std::int64_t horizon_ms, std::uint64_t) const {
+        dnnplan::instance_trace out;
+        std::vector<std::string> live;
+        std::int64_t next = 0;
+        for (std::int32_t i = 0; i < capacity; ++i) {
+            live.push_back("n" + std::to_string(next++));
+            out.events.push_back({0, dnnplan::instance_event_kind::add, live.back()});
+        }
+        for (std::int64_t t = period_ms; t <= horizon_ms && capacity > 0; t += period_ms) {
+            out.events.push_back({t, dnnplan::instance_event_kind::remove, live.front()});
+            live.erase(live.begin());
+            if (t + 60'000 > horizon_ms) break;
+            live.push_back("n" + std::to_string(next++));
+            out.events.push_back({t + 60'000, dnnplan::instance_event_kind::add, live.back()});
+        }
+        return out;
+    }
+};
+static_assert(dnnplan::preemption_process<periodic_loss>);
+
+}  // namespace
+
+TEST_CASE("resilience: a preemption process written in the test goes into the planner", "[solve][resilience][concepts]") {
+    auto request = small_request(0.5);
+    request.offers[0].preemption = dnnplan::any_preemption_process(periodic_loss{});
+    request.options.checkpoint_restart = false;
+    const auto r = dnnplan::solve(request);
+    REQUIRE(r.plan);
+    // The process is deterministic: every realisation is the same run, so P is 0 or 1 and the
+    // interval has no width.
+    const auto& rc = strategy_of(r, resilience_strategy::redundant_computation);
+    CHECK((rc.p_meet_deadline == 0.0 || rc.p_meet_deadline == 1.0));
+    REQUIRE(rc.time_h.lower);
+    REQUIRE(rc.time_h.upper);
+    CHECK(*rc.time_h.lower == *rc.time_h.upper);
+    // What it did is what the simulation of its events gives.
+    dnnplan::bamboo_options b;
+    b.model = small_model();
+    b.duration_ms = 3 * 7'200'000;
+    b.target_steps = 3600;
+    b.spot_usd_per_h = 0.3;
+    b.on_demand_usd_per_h = 1.0;
+    b.beyond_table = dnnplan::beyond_step_table::use_last_row;
+    const auto run = dnnplan::simulate_bamboo(periodic_loss{}.events(2 * rc.pipelines, 3 * 7'200'000, 1), b);
+    CHECK(*rc.expected_h == Approx(run.end_h).epsilon(1e-12));
+    CHECK(*rc.expected_usd == Approx(run.usd_per_h * run.end_h).epsilon(1e-12));
+}
+
+TEST_CASE("resilience: malformed requests name the field", "[solve][resilience][errors]") {
+    auto r = small_request(0.5);
+    r.job.probability = 0.0;
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "job.probability");
+    r = small_request(0.5);
+    r.job.probability = 1.5;
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "job.probability");
+    r = small_request(-0.5);
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "offers[0].preemption.rate_per_instance_h");
+    r = small_request(0.5);
+    r.offers.clear();
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "offers");
+    r = small_request(0.5);
+    r.job.model.step_ms.clear();
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "job.model.step_ms");
+    r = small_request(0.5);
+    r.options.samples = 0;
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "options.samples");
+    r = small_request(0.5);
+    r.job.deadline_h = std::numeric_limits<double>::quiet_NaN();
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "job.deadline_h");
+}
+
+// ---- spotDNN's planner under preemptions ----------------------------------------------------------
+
+namespace {
+
+dnnplan::spot_resilience_request spot_request_with(double rate_per_instance_h) {
+    dnnplan::spot_resilience_request r;
+    r.spot.problem = dnnplan_bench::resnet110_problem();
+    for (const auto& t : r.spot.problem.catalog.instances)
+        r.preemption.per_type[t.name] = dnnplan::poisson_preemption{.rate_per_instance_h = rate_per_instance_h,
+                                                                    .replacement_delay_ms = 120'000};
+    r.preemption.samples = 60;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("spot under preemptions: without preemptions it is spotDNN's plan, met with certainty", "[solve][resilience][spot]") {
+    auto request = spot_request_with(0.0);
+    const auto r = dnnplan::solve(request);
+    const auto plain = dnnplan::solve(request.spot);
+    REQUIRE(plain.plan);
+    REQUIRE(r.plan);
+    CHECK(r.status == solve_status::feasible);
+    CHECK(r.plan->counts == plain.plan->counts);
+    CHECK(r.details.p_meet_deadline == 1.0);
+    CHECK(r.details.planner_runs == 1);
+    // The simulated time is the model's (the same iterations at the same rate); the cost is billed
+    // continuously here, per started second in spotDNN's plan.
+    CHECK(*r.details.expected_training_time_s == Approx(plain.plan->prediction.training_time_s).epsilon(1e-9));
+    CHECK(*r.details.expected_cost_usd == Approx(plain.plan->prediction.cost_usd).epsilon(1e-3));
+}
+
+TEST_CASE("spot under preemptions: a plan meets q and costs at least the plan without them", "[solve][resilience][spot]") {
+    const auto plain = dnnplan::solve(spot_request_with(0.0).spot);
+    for (const double rate : {0.5, 2.0}) {
+        INFO("rate " << rate);
+        const auto r = dnnplan::solve(spot_request_with(rate));
+        if (r.plan) {
+            CHECK(r.status == solve_status::feasible);
+            CHECK(r.details.p_meet_deadline >= 0.9);
+            CHECK(*r.details.expected_cost_usd >= plain.plan->prediction.cost_usd * (1.0 - 1e-3));
+            CHECK(r.details.planned_deadline_s <= 2400.0);
+        } else {
+            CHECK(r.status == solve_status::infeasible);
+            CHECK_THAT(r.reason, Catch::Contains("the best reached"));
+        }
+        CHECK(r.details.best_probability <= 1.0);
+    }
+}
+
+TEST_CASE("spot under preemptions: one of two workers added together lost before it is ready leaves the other working",
+          "[solve][resilience][spot]") {
+    // Regression: the lost worker's "ready" change was erased with every identical one (same
+    // time, same type), so its twin never worked and the run never finished.
+    const auto setup = dnnplan::make_spotdnn_setup(spot_request_with(0.0).spot);
+    dnnplan::instance_trace trace;
+    trace.events = {{0, dnnplan::instance_event_kind::add, "a"},
+                    {0, dnnplan::instance_event_kind::add, "b"},
+                    {10'000, dnnplan::instance_event_kind::remove, "a"}};
+    const dnnplan::preemption_model process = dnnplan::trace_replay(trace, 10'000);
+    std::vector<std::int32_t> counts(setup.catalog_index.size(), 0);
+    counts[0] = 2;
+    std::vector<const dnnplan::preemption_model*> processes(counts.size(), nullptr);
+    processes[0] = &process;
+    const std::vector<double> usd_per_h(counts.size(), 1.0);
+    const auto o = dnnplan::detail::spot_resilience::simulate_mix(setup.provisioner.throughput, counts, usd_per_h, 0.0,
+                                                                  processes, 1000.0, 3'600'000, 1'200'000, 60'000, 0, 1);
+    CHECK(std::isfinite(o.time_s));
+    CHECK(o.time_s > 60.0);  // nobody works before the survivor is ready
+}
+
+TEST_CASE("spot under preemptions: a preemption process written in the test goes into the planner",
+          "[solve][resilience][spot][concepts]") {
+    auto request = spot_request_with(0.0);
+    for (auto& [name, process] : request.preemption.per_type) process = dnnplan::any_preemption_process(periodic_loss{600'000});
+    const auto r = dnnplan::solve(request);
+    // Deterministic losses: the probability is 0 or 1, and a plan, if any, meets it with 1.
+    CHECK((r.details.best_probability == 0.0 || r.details.best_probability == 1.0));
+    if (r.plan) CHECK(r.details.p_meet_deadline == 1.0);
+    CHECK(r.details.planner_runs >= 1);
+}
+
+TEST_CASE("spot under preemptions: malformed requests name the field", "[solve][resilience][spot][errors]") {
+    auto r = spot_request_with(0.5);
+    r.preemption.probability = 0.0;
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "preemption.probability");
+    r = spot_request_with(0.5);
+    r.preemption.per_type["no.such.type"] = dnnplan::poisson_preemption{};
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "preemption.per_type.no.such.type");
+    r = spot_request_with(-1.0);
+    CHECK_THAT(field_of([&] { (void)dnnplan::solve(r); }), Catch::StartsWith("preemption.per_type.") &&
+                                                               Catch::EndsWith(".rate_per_instance_h"));
+}
