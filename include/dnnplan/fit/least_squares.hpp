@@ -127,6 +127,77 @@ inline void finish_linear_fit(linear_fit& fit, const Eigen::MatrixXd& x, const E
             fit.covariance(free[a], free[b]) = c(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b));
 }
 
+/// NNLS's stopping tolerance on the duals: 10 eps max(rows, cols) ||X||_1 ||y||_inf (the scale
+/// used by MATLAB's lsqnonneg, made invariant to the scale of y).
+[[nodiscard]] inline double nnls_tolerance(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
+    const double eps = std::numeric_limits<double>::epsilon();
+    return 10.0 * eps * static_cast<double>(std::max(x.rows(), x.cols())) * x.cwiseAbs().colwise().sum().maxCoeff() *
+           y.cwiseAbs().maxCoeff();
+}
+
+/// Unconstrained least squares on the passive columns; entries outside the passive set are 0.
+[[nodiscard]] inline Eigen::VectorXd solve_passive(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                                                   const std::vector<bool>& passive) {
+    const Eigen::Index n = x.cols();
+    std::vector<Eigen::Index> cols;
+    for (Eigen::Index j = 0; j < n; ++j)
+        if (passive[static_cast<std::size_t>(j)]) cols.push_back(j);
+    Eigen::MatrixXd xp(x.rows(), static_cast<Eigen::Index>(cols.size()));
+    for (std::size_t k = 0; k < cols.size(); ++k) xp.col(static_cast<Eigen::Index>(k)) = x.col(cols[k]);
+    const Eigen::VectorXd zp = pivoted_qr_solve(xp, y).solution;
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(n);
+    for (std::size_t k = 0; k < cols.size(); ++k) z(cols[k]) = zp(static_cast<Eigen::Index>(k));
+    return z;
+}
+
+/// The variable that enters the passive set (Lawson and Hanson's steps 2-5): the largest dual
+/// w_j = [X^T (y - X c)]_j > tol among the variables at zero and not blocked; -1 when there is
+/// none (KKT: every variable at zero has a non-positive dual).
+[[nodiscard]] inline Eigen::Index entering_variable(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                                                    const Eigen::VectorXd& c, const std::vector<bool>& passive,
+                                                    const std::vector<bool>& blocked, double tol) {
+    const Eigen::VectorXd w = x.transpose() * (y - x * c);
+    Eigen::Index best = -1;
+    for (Eigen::Index j = 0; j < c.size(); ++j) {
+        const auto at = static_cast<std::size_t>(j);
+        if (!passive[at] && !blocked[at] && w(j) > tol && (best < 0 || w(j) > w(best))) best = j;
+    }
+    return best;
+}
+
+/// Inner loop (steps 6-11): while the passive solution has a non-positive entry, step back to the
+/// feasible boundary and release the variables that reached zero; then c is the passive
+/// solution. Each pass releases at least one variable, so n + 1 passes suffice.
+inline void restore_feasibility(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, std::vector<bool>& passive,
+                                Eigen::VectorXd& c) {
+    const Eigen::Index n = x.cols();
+    for (Eigen::Index pass = 0; pass <= n; ++pass) {
+        const Eigen::VectorXd z = solve_passive(x, y, passive);
+        double alpha = std::numeric_limits<double>::infinity();
+        Eigen::Index limiting = -1;
+        for (Eigen::Index j = 0; j < n; ++j)
+            if (passive[static_cast<std::size_t>(j)] && z(j) <= 0.0) {
+                const double ratio = c(j) / (c(j) - z(j));
+                if (ratio < alpha) {
+                    alpha = ratio;
+                    limiting = j;
+                }
+            }
+        if (limiting < 0) {  // the passive solution is feasible
+            c = z;
+            return;
+        }
+        // Step back to the boundary; the limiting variable lands on zero (exactly, not up to rounding).
+        c += alpha * (z - c);
+        c(limiting) = 0.0;
+        for (Eigen::Index j = 0; j < n; ++j)
+            if (passive[static_cast<std::size_t>(j)] && c(j) <= 0.0) {
+                c(j) = 0.0;
+                passive[static_cast<std::size_t>(j)] = false;
+            }
+    }
+}
+
 }  // namespace detail
 
 /// Ordinary least squares: minimise ||y - X c||^2 by column-pivoted Householder QR (Golub and
@@ -180,79 +251,33 @@ inline void finish_linear_fit(linear_fit& fit, const Eigen::MatrixXd& x, const E
                                                           std::string_view path = "samples") {
     detail::validate_linear_system(x, y, path);
     const Eigen::Index n = x.cols();
-    const double eps = std::numeric_limits<double>::epsilon();
-    const double tol = 10.0 * eps * static_cast<double>(std::max(x.rows(), n)) *
-                       x.cwiseAbs().colwise().sum().maxCoeff() * y.cwiseAbs().maxCoeff();
+    const double tol = detail::nnls_tolerance(x, y);
     const std::int32_t max_iterations = static_cast<std::int32_t>(3 * n);
 
     Eigen::VectorXd c = Eigen::VectorXd::Zero(n);
     std::vector<bool> passive(static_cast<std::size_t>(n), false);
-    const auto is_passive = [&](Eigen::Index j) { return passive[static_cast<std::size_t>(j)]; };
-    const auto set_passive = [&](Eigen::Index j, bool v) { passive[static_cast<std::size_t>(j)] = v; };
-
-    // Unconstrained least squares on the passive columns; entries outside P are 0.
-    const auto solve_passive = [&]() {
-        std::vector<Eigen::Index> cols;
-        for (Eigen::Index j = 0; j < n; ++j)
-            if (is_passive(j)) cols.push_back(j);
-        Eigen::MatrixXd xp(x.rows(), static_cast<Eigen::Index>(cols.size()));
-        for (std::size_t k = 0; k < cols.size(); ++k) xp.col(static_cast<Eigen::Index>(k)) = x.col(cols[k]);
-        const Eigen::VectorXd zp = detail::pivoted_qr_solve(xp, y).solution;
-        Eigen::VectorXd z = Eigen::VectorXd::Zero(n);
-        for (std::size_t k = 0; k < cols.size(); ++k) z(cols[k]) = zp(static_cast<Eigen::Index>(k));
-        return z;
-    };
-
     linear_fit fit;
     fit.status = fit_status::converged;
     // Variables whose dual is positive but whose passive solution came out <= 0 by rounding: the
     // safeguard of Lawson and Hanson's step 6 sets their dual to zero until the point moves.
     std::vector<bool> blocked(static_cast<std::size_t>(n), false);
     while (true) {
-        const Eigen::VectorXd w = x.transpose() * (y - x * c);
-        Eigen::Index best = -1;
-        for (Eigen::Index j = 0; j < n; ++j)
-            if (!is_passive(j) && !blocked[static_cast<std::size_t>(j)] && w(j) > tol && (best < 0 || w(j) > w(best)))
-                best = j;
-        if (best < 0) break;  // KKT: every variable at zero has a non-positive dual
+        const Eigen::Index best = detail::entering_variable(x, y, c, passive, blocked, tol);
+        if (best < 0) break;
         if (fit.iterations >= max_iterations) {
             fit.status = fit_status::max_iterations;
             break;
         }
         ++fit.iterations;
-        set_passive(best, true);
-        if (solve_passive()(best) <= 0.0) {
-            set_passive(best, false);
-            blocked[static_cast<std::size_t>(best)] = true;
+        const auto entering = static_cast<std::size_t>(best);
+        passive[entering] = true;
+        if (detail::solve_passive(x, y, passive)(best) <= 0.0) {
+            passive[entering] = false;
+            blocked[entering] = true;
             continue;
         }
         std::fill(blocked.begin(), blocked.end(), false);
-        // Inner loop (steps 6-11): each pass releases at least one variable, so n + 1 passes suffice.
-        for (Eigen::Index pass = 0; pass <= n; ++pass) {
-            const Eigen::VectorXd z = solve_passive();
-            double alpha = std::numeric_limits<double>::infinity();
-            Eigen::Index limiting = -1;
-            for (Eigen::Index j = 0; j < n; ++j)
-                if (is_passive(j) && z(j) <= 0.0) {
-                    const double ratio = c(j) / (c(j) - z(j));
-                    if (ratio < alpha) {
-                        alpha = ratio;
-                        limiting = j;
-                    }
-                }
-            if (limiting < 0) {  // the passive solution is feasible
-                c = z;
-                break;
-            }
-            // Step back to the boundary; the limiting variable lands on zero (exactly, not up to rounding).
-            c += alpha * (z - c);
-            c(limiting) = 0.0;
-            for (Eigen::Index j = 0; j < n; ++j)
-                if (is_passive(j) && c(j) <= 0.0) {
-                    c(j) = 0.0;
-                    set_passive(j, false);
-                }
-        }
+        detail::restore_feasibility(x, y, passive, c);
     }
     fit.coefficients = c;
     std::vector<Eigen::Index> free;

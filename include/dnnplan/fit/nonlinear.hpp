@@ -234,128 +234,174 @@ void finite_difference_jacobian(Residual& residual, const Eigen::VectorXd& x, co
     }
 }
 
+/// What one Levenberg-Marquardt run carries from step to step: the point, its residuals and
+/// cost, the Gauss-Newton model of the cost (a = J^T J, g = J^T r) and the damping mu * D.
+struct lm_state {
+    Eigen::VectorXd x, r;
+    double cost = 0.0;
+    Eigen::MatrixXd jac, a;
+    Eigen::VectorXd g, d;
+    double mu = 1e-3;
+    double nu = 2.0;
+    bool jacobian_current = true;
+};
+
+/// The Jacobian at st.x and the Gauss-Newton model a = J^T J, g = J^T r.
+template <class Residual>
+void linearise(Residual& residual, lm_state& st, const parameter_bounds& b, std::int64_t& evaluations) {
+    finite_difference_jacobian(residual, st.x, st.r, b, st.jac, evaluations);
+    st.a.noalias() = st.jac.transpose() * st.jac;
+    st.g.noalias() = st.jac.transpose() * st.r;
+}
+
+/// A scaling entry that is not positive (a column of zeros) becomes 1.
+inline void floor_scaling(Eigen::VectorXd& d) noexcept {
+    for (Eigen::Index j = 0; j < d.size(); ++j)
+        if (!(d(j) > 0.0)) d(j) = 1.0;
+}
+
+/// Active set: a parameter on a bound whose cost gradient points out of the box is held; `free`
+/// gets the others.
+inline void free_parameters(const parameter_bounds& b, const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                            std::vector<Eigen::Index>& free) {
+    free.clear();
+    for (Eigen::Index j = 0; j < x.size(); ++j) {
+        const bool held = b.lower(j) == b.upper(j) || (x(j) <= b.lower(j) && g(j) > 0.0) ||
+                          (x(j) >= b.upper(j) && g(j) < 0.0);
+        if (!held) free.push_back(j);
+    }
+}
+
+/// The projected gradient vanishes: a (bound-constrained) stationary point.
+[[nodiscard]] inline bool projected_gradient_vanishes(const Eigen::VectorXd& g, const std::vector<Eigen::Index>& free) noexcept {
+    bool stationary = true;
+    for (const Eigen::Index j : free)
+        if (g(j) != 0.0) stationary = false;
+    return stationary;
+}
+
+/// x_new: st.x moved on the free parameters by the damped step, projected onto the box; st.x
+/// itself (and false) when the solve fails.
+inline bool damped_step(const lm_state& st, const std::vector<Eigen::Index>& free, const parameter_bounds& b,
+                        Eigen::VectorXd& x_new) {
+    const auto nf = static_cast<Eigen::Index>(free.size());
+    Eigen::MatrixXd mf(nf, nf);
+    Eigen::VectorXd gf(nf);
+    for (Eigen::Index u = 0; u < nf; ++u) {
+        const Eigen::Index ju = free[static_cast<std::size_t>(u)];
+        gf(u) = st.g(ju);
+        for (Eigen::Index v = 0; v < nf; ++v) mf(u, v) = st.a(ju, free[static_cast<std::size_t>(v)]);
+        mf(u, u) += st.mu * st.d(ju);
+    }
+    // Damped normal equations (J_F^T J_F + mu D_F) h_F = -g_F (Marquardt 1963, eq. 2.9).
+    const std::optional<Eigen::VectorXd> solved = ldlt_solve(mf, -gf);
+    const bool step_ok = solved && solved->allFinite();
+    const Eigen::VectorXd hf = solved ? *solved : Eigen::VectorXd();
+    x_new = st.x;
+    if (step_ok)
+        for (Eigen::Index u = 0; u < nf; ++u) {
+            const Eigen::Index ju = free[static_cast<std::size_t>(u)];
+            x_new(ju) = std::clamp(st.x(ju) + hf(u), b.lower(ju), b.upper(ju));
+        }
+    return step_ok;
+}
+
+/// The stopping test on the step: every parameter moves by at most tol * (|x_j| + tol).
+[[nodiscard]] inline bool step_is_small(const Eigen::VectorXd& s, const Eigen::VectorXd& x, double tol) noexcept {
+    bool small = true;
+    for (Eigen::Index j = 0; j < s.size(); ++j)
+        if (std::abs(s(j)) > tol * (std::abs(x(j)) + tol)) small = false;
+    return small;
+}
+
+/// Takes an accepted step (gain ratio rho > 0) with Nielsen's (1999) update of the damping. True
+/// when the cost fell by at most tol * cost (converged: the Jacobian is left stale); otherwise the
+/// model is rebuilt at the new point, the scaling kept at its running maximum.
+template <class Residual>
+bool accept_step(Residual& residual, lm_state& st, Eigen::VectorXd& x_new, Eigen::VectorXd& r_new, double cost_new,
+                 double rho, const parameter_bounds& b, double tol, std::int64_t& evaluations) {
+    const double decrease = st.cost - cost_new;
+    const double previous = st.cost;
+    st.x.swap(x_new);
+    st.r.swap(r_new);
+    st.cost = cost_new;
+    st.mu *= std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * rho - 1.0, 3));
+    st.nu = 2.0;
+    if (decrease <= tol * previous) {
+        st.jacobian_current = false;
+        return true;
+    }
+    linearise(residual, st, b, evaluations);
+    st.d = st.d.cwiseMax(st.a.diagonal());
+    floor_scaling(st.d);
+    st.jacobian_current = true;
+    return false;
+}
+
+/// A rejected step (no decrease, a non-finite residual, or a failed solve): damp harder. True
+/// when no step lowers the cost even with overwhelming damping (converged).
+inline bool reject_step(lm_state& st) noexcept {
+    st.mu *= st.nu;
+    st.nu *= 2.0;
+    return !(st.mu < 1e150);
+}
+
 /// One Levenberg-Marquardt run from x0 (inside the bounds, r0 = r(x0) finite).
 template <class Residual>
 nonlinear_fit levenberg_marquardt_run(Residual& residual, const Eigen::VectorXd& x0, const Eigen::VectorXd& r0,
                                       const parameter_bounds& b, const levenberg_marquardt_options& options,
                                       std::int64_t& evaluations) {
-    const Eigen::Index p = x0.size();
     const Eigen::Index m = r0.size();
     const double tol = options.tolerance;
-    Eigen::VectorXd x = x0, r = r0, x_new(p), r_new(m);
-    double cost = 0.5 * r.squaredNorm();
-    Eigen::MatrixXd jac;
-    finite_difference_jacobian(residual, x, r, b, jac, evaluations);
-    Eigen::MatrixXd a = jac.transpose() * jac;
-    Eigen::VectorXd g = jac.transpose() * r;
+    lm_state st;
+    st.x = x0;
+    st.r = r0;
+    st.cost = 0.5 * st.r.squaredNorm();
+    linearise(residual, st, b, evaluations);
     // Marquardt's scaling: damping mu * D with D = diag(J^T J), kept at its running maximum (as
     // MINPACK's lmder does) so a column that vanishes at one point does not remove the damping.
-    Eigen::VectorXd d = a.diagonal().cwiseMax(0.0);
-    const auto floor_scaling = [&]() {
-        for (Eigen::Index j = 0; j < p; ++j)
-            if (!(d(j) > 0.0)) d(j) = 1.0;
-    };
-    floor_scaling();
-    double mu = 1e-3;
-    double nu = 2.0;
-    bool jacobian_current = true;
+    st.d = st.a.diagonal().cwiseMax(0.0);
+    floor_scaling(st.d);
+    Eigen::VectorXd x_new(x0.size()), r_new(m);
 
     nonlinear_fit out;
     out.status = fit_status::max_iterations;
     std::vector<Eigen::Index> free;
-    free.reserve(static_cast<std::size_t>(p));
+    free.reserve(static_cast<std::size_t>(x0.size()));
     while (out.iterations < options.max_iterations) {
-        if (cost == 0.0) {
-            out.status = fit_status::converged;
-            break;
-        }
-        // Active set: a parameter on a bound whose cost gradient points out of the box is held.
-        free.clear();
-        for (Eigen::Index j = 0; j < p; ++j) {
-            const bool held = b.lower(j) == b.upper(j) || (x(j) <= b.lower(j) && g(j) > 0.0) ||
-                              (x(j) >= b.upper(j) && g(j) < 0.0);
-            if (!held) free.push_back(j);
-        }
-        bool stationary = true;
-        for (const Eigen::Index j : free)
-            if (g(j) != 0.0) stationary = false;
-        if (stationary) {  // the projected gradient vanishes: a (bound-constrained) stationary point
+        free_parameters(b, st.x, st.g, free);
+        if (st.cost == 0.0 || projected_gradient_vanishes(st.g, free)) {
             out.status = fit_status::converged;
             break;
         }
         ++out.iterations;
-        const auto nf = static_cast<Eigen::Index>(free.size());
-        Eigen::MatrixXd mf(nf, nf);
-        Eigen::VectorXd gf(nf);
-        for (Eigen::Index u = 0; u < nf; ++u) {
-            const Eigen::Index ju = free[static_cast<std::size_t>(u)];
-            gf(u) = g(ju);
-            for (Eigen::Index v = 0; v < nf; ++v) mf(u, v) = a(ju, free[static_cast<std::size_t>(v)]);
-            mf(u, u) += mu * d(ju);
-        }
-        // Damped normal equations (J_F^T J_F + mu D_F) h_F = -g_F (Marquardt 1963, eq. 2.9).
-        const std::optional<Eigen::VectorXd> solved = ldlt_solve(mf, -gf);
-        bool step_ok = solved && solved->allFinite();
-        const Eigen::VectorXd hf = solved ? *solved : Eigen::VectorXd();
-        x_new = x;
-        if (step_ok)
-            for (Eigen::Index u = 0; u < nf; ++u) {
-                const Eigen::Index ju = free[static_cast<std::size_t>(u)];
-                x_new(ju) = std::clamp(x(ju) + hf(u), b.lower(ju), b.upper(ju));
-            }
-        const Eigen::VectorXd s = x_new - x;
-        if (step_ok) {
-            bool small = true;
-            for (Eigen::Index j = 0; j < p; ++j)
-                if (std::abs(s(j)) > tol * (std::abs(x(j)) + tol)) small = false;
-            if (small) {
-                out.status = fit_status::converged;
-                break;
-            }
+        const bool step_ok = damped_step(st, free, b, x_new);
+        const Eigen::VectorXd s = x_new - st.x;
+        if (step_ok && step_is_small(s, st.x, tol)) {
+            out.status = fit_status::converged;
+            break;
         }
         // Gain ratio of Nielsen (1999): actual over predicted decrease of the (projected) step,
         // predicted by the Gauss-Newton model L(s) = cost + g^T s + 0.5 s^T J^T J s.
-        const double predicted = -(g.dot(s) + 0.5 * s.dot(a * s));
+        const double predicted = -(st.g.dot(s) + 0.5 * s.dot(st.a * s));
         double rho = -1.0;
-        double cost_new = cost;
+        double cost_new = st.cost;
         if (step_ok && predicted > 0.0 && evaluate_residual(residual, x_new, r_new, m, evaluations)) {
             cost_new = 0.5 * r_new.squaredNorm();
-            rho = (cost - cost_new) / predicted;
+            rho = (st.cost - cost_new) / predicted;
         }
-        if (rho > 0.0) {
-            const double decrease = cost - cost_new;
-            const double previous = cost;
-            x.swap(x_new);
-            r.swap(r_new);
-            cost = cost_new;
-            mu *= std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * rho - 1.0, 3));
-            nu = 2.0;
-            if (decrease <= tol * previous) {
-                jacobian_current = false;
-                out.status = fit_status::converged;
-                break;
-            }
-            finite_difference_jacobian(residual, x, r, b, jac, evaluations);
-            a.noalias() = jac.transpose() * jac;
-            g.noalias() = jac.transpose() * r;
-            d = d.cwiseMax(a.diagonal());
-            floor_scaling();
-            jacobian_current = true;
-        } else {
-            // Rejected (no decrease, a non-finite residual, or a failed solve): damp harder.
-            mu *= nu;
-            nu *= 2.0;
-            if (!(mu < 1e150)) {  // no step lowers the cost even with overwhelming damping
-                out.status = fit_status::converged;
-                break;
-            }
+        const bool converged = rho > 0.0 ? accept_step(residual, st, x_new, r_new, cost_new, rho, b, tol, evaluations)
+                                         : reject_step(st);
+        if (converged) {
+            out.status = fit_status::converged;
+            break;
         }
     }
-    if (!jacobian_current) finite_difference_jacobian(residual, x, r, b, jac, evaluations);
-    out.parameters = std::move(x);
-    out.residuals = std::move(r);
-    out.cost = cost;
-    out.jacobian = std::move(jac);
+    if (!st.jacobian_current) finite_difference_jacobian(residual, st.x, st.r, b, st.jac, evaluations);
+    out.parameters = std::move(st.x);
+    out.residuals = std::move(st.r);
+    out.cost = st.cost;
+    out.jacobian = std::move(st.jac);
     return out;
 }
 

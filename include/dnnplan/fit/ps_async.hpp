@@ -7,13 +7,14 @@
 // By default (ps_async_fit_options::contention_model = load, the best-validated choice:
 // docs/fidelity.md) the PS contention of eqs. (8)-(9) is replaced by the load-driven queueing
 // model of model/ps_load_contention.hpp (same T_comp_k, B_req, B_ps; no alpha1, beta1); the
-// paper's form is contention_model = spotdnn.
+// paper's form is contention_model = spotdnn. The types it reads and returns are in
+// fit/ps_async_types.hpp.
 
-#include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/least_squares.hpp>
 #include <dnnplan/fit/nonlinear.hpp>
+#include <dnnplan/fit/ps_async_types.hpp>
 #include <dnnplan/fit/quality.hpp>
 #include <dnnplan/model/heterogeneous_ps.hpp>
 #include <dnnplan/model/ps_load_contention.hpp>
@@ -24,10 +25,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <limits>
-#include <map>
-#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -36,158 +34,6 @@
 #include <vector>
 
 namespace dnnplan {
-
-/// How the PS slows workers down. spotdnn: eqs. (8)-(9), contention by worker count (the paper's
-/// model). load (the fitter's default, docs/fidelity.md): model/ps_load_contention.hpp, the PS is
-/// a processor-sharing server and a worker is slowed by the workers communicating at the same
-/// moment, so faster workers load it more (docs/models/fitting-async.md, "The load contention model").
-enum class ps_contention_model { spotdnn, load };
-
-template <>
-struct enum_text<ps_contention_model> {
-    static constexpr std::array<enum_name<ps_contention_model>, 2> names{
-        {{ps_contention_model::spotdnn, "spotdnn"}, {ps_contention_model::load, "load"}}};
-};
-
-/// One measured cluster: counts[k] workers of type k against `parameter_servers` PS.
-struct ps_cluster_sample {
-    std::vector<std::int32_t> counts{};
-    double iterations_per_s = 0.0;        ///< cluster steps per second, 1 / T_exp of eq. (2)
-    std::int32_t parameter_servers = 1;   ///< B_ps of eq. (8) is multiplied by this (see the docs)
-
-    void validate(std::size_t type_count, std::string_view path = "sample") const {
-        const std::string base = detail::field_prefix(path);
-        if (counts.size() != type_count)
-            throw invalid_input(base + "counts", std::to_string(counts.size()) + " entries",
-                                std::to_string(type_count) + " entries (one per worker type)");
-        std::int64_t n = 0;
-        for (std::size_t k = 0; k < counts.size(); ++k) {
-            std::string at = base + "counts[";
-            at += std::to_string(k);
-            at += "]";
-            detail::require_at_least(at, counts[k], 0);
-            n += counts[k];
-        }
-        if (n < 1) throw invalid_input(base + "counts", "0 workers", "at least one worker");
-        detail::require_positive(base + "iterations_per_s", iterations_per_s);
-        detail::require_at_least(base + "parameter_servers", parameter_servers, 1);
-    }
-    [[nodiscard]] std::int64_t workers() const noexcept {
-        std::int64_t n = 0;
-        for (const std::int32_t c : counts) n += c;
-        return n;
-    }
-};
-
-/// A worker type of the fit: name, GPUs and worker batch (the batch only scales samples/s).
-struct ps_async_worker_type {
-    std::string name{};
-    std::int32_t gpus = 1;
-    double worker_batch = 128.0;
-};
-
-/// What the fitter is given besides the samples. Only S / B ratios enter eq. (7), so
-/// `parameter_bytes` sets the scale of the fitted bandwidths (the 1 MB default is a reference
-/// size when the model's size is unknown); B_pcie is pinned (spotDNN's 10 GB/s).
-struct ps_async_fit_options {
-    double parameter_bytes = 1.0e6;
-    double pcie_bandwidth_bytes_per_s = 10.0e9;
-    std::optional<double> required_bandwidth_bytes_per_s{};  ///< pins B_req when set
-    std::optional<double> ps_bandwidth_bytes_per_s{};        ///< pins B_ps (per PS) when set
-    std::optional<contention_coefficients> contention{};     ///< pins alpha1, beta1 when set (spotdnn only)
-    /// load (the default): contention from the workers exchanging at once (model/ps_load_contention.hpp),
-    /// chosen on leave-one-cluster-out over the training runs (docs/fidelity.md); spotdnn: the
-    /// paper's eqs. (8)-(9).
-    ps_contention_model contention_model = ps_contention_model::load;
-    /// One worker type only. When set, the run-to-run spread of a measured speed (relative, in
-    /// [0, 1)): samples whose speeds per worker (iterations_per_s / workers) all lie within it of
-    /// each other show no contention beyond that noise, and B_ps is pinned as when no sample has
-    /// 2+ workers. None: every difference is read as the model's.
-    std::optional<double> no_contention_spread{};
-    levenberg_marquardt_options solver{.max_iterations = 2000, .tolerance = 1e-12, .starts = 24, .seed = 1};
-
-    void validate(std::string_view path = "options") const {
-        const std::string base = detail::field_prefix(path);
-        detail::require_positive(base + "parameter_bytes", parameter_bytes);
-        detail::require_positive(base + "pcie_bandwidth_bytes_per_s", pcie_bandwidth_bytes_per_s);
-        if (required_bandwidth_bytes_per_s)
-            detail::require_positive(base + "required_bandwidth_bytes_per_s", *required_bandwidth_bytes_per_s);
-        if (ps_bandwidth_bytes_per_s) detail::require_positive(base + "ps_bandwidth_bytes_per_s", *ps_bandwidth_bytes_per_s);
-        if (contention && contention_model != ps_contention_model::spotdnn)
-            throw invalid_input(base + "contention", "given",
-                                "absent with contention_model load (alpha1, beta1 of eq. (9) are not used)");
-        if (contention) {
-            detail::require_finite(base + "contention.alpha1", contention->alpha1);
-            detail::require_finite(base + "contention.beta1", contention->beta1);
-        }
-        if (no_contention_spread && !(*no_contention_spread >= 0.0 && *no_contention_spread < 1.0))
-            throw invalid_input(base + "no_contention_spread", detail::format_number(*no_contention_spread), "a number in [0, 1)");
-        solver.validate(base + "solver");
-    }
-};
-
-/// A parameter held at a value by a rule instead of being fitted.
-struct pinned_parameter {
-    std::string name{};
-    double value = 0.0;
-    std::string reason{};
-};
-
-/// The fitted model with what a prediction interval needs. `free_names` label the rows of
-/// `covariance`, in the fitter's internal coordinates: "log compute_s[<type>]", "alpha1",
-/// "beta1", "log ps_bandwidth_bytes_per_s", "log required_bandwidth_bytes_per_s" (log of the
-/// positive parameters). residual_variance and covariance are in log(iterations_per_s) units.
-struct ps_async_fit_result {
-    std::vector<ps_async_worker_type> types{};
-    ps_contention_model contention_model = ps_contention_model::spotdnn;
-    ps_network network{};                       ///< per-PS B_ps; contention = alpha1, beta1 (spotdnn)
-    std::vector<double> compute_s{};            ///< T_comp_k per type
-    std::vector<pinned_parameter> pinned{};
-    std::vector<std::string> free_names{};
-    Eigen::MatrixXd covariance{};
-    double residual_variance = 0.0;            ///< +inf when degrees_of_freedom <= 0
-    std::int64_t degrees_of_freedom = 0;
-    fit_quality quality{};                      ///< of iterations_per_s on the training samples
-    fit_status status = fit_status::converged;
-    std::int32_t iterations = 0;
-
-    void validate(std::string_view path = "fit") const {
-        const std::string base = detail::field_prefix(path);
-        if (types.empty()) throw invalid_input(base + "types", "[]", "at least one worker type");
-        if (compute_s.size() != types.size())
-            throw invalid_input(base + "compute_s", std::to_string(compute_s.size()) + " entries",
-                                "one entry per worker type");
-        network.validate(base + "network");
-        for (std::size_t k = 0; k < types.size(); ++k) {
-            std::string at = base + "types[";
-            at += std::to_string(k);
-            at += "]";
-            detail::require_at_least(at + ".gpus", types[k].gpus, 1);
-            detail::require_positive(at + ".worker_batch", types[k].worker_batch);
-            std::string c = base + "compute_s[";
-            c += std::to_string(k);
-            c += "]";
-            detail::require_positive(c, compute_s[k]);
-        }
-        detail::validate_fit_statistics(path, covariance, static_cast<Eigen::Index>(free_names.size()), residual_variance,
-                                        degrees_of_freedom, quality);
-    }
-
-    /// The model of model/heterogeneous_ps.hpp for clusters with `parameter_servers` PS. Only for
-    /// contention_model spotdnn: a load fit is an invalid_input naming "fit.contention_model"
-    /// (use predict_ps_async).
-    [[nodiscard]] heterogeneous_ps_model model(std::int32_t parameter_servers = 1) const {
-        if (contention_model != ps_contention_model::spotdnn)
-            throw invalid_input("fit.contention_model", "\"load\"",
-                                "\"spotdnn\" (heterogeneous_ps_model implements eqs. (8)-(9) only)");
-        ps_network net = network;
-        net.ps_bandwidth_bytes_per_s *= static_cast<double>(parameter_servers);
-        std::vector<ps_worker_type> t;
-        for (std::size_t k = 0; k < types.size(); ++k)
-            t.push_back({.gpus = types[k].gpus, .worker_batch = types[k].worker_batch, .compute_s = compute_s[k]});
-        return heterogeneous_ps_model(net, std::move(t));
-    }
-};
 
 namespace detail::ps_async {
 
@@ -208,6 +54,15 @@ struct layout {
     [[nodiscard]] Eigen::Index req() const noexcept { return alpha() + 3; }
     [[nodiscard]] Eigen::Index size() const noexcept { return alpha() + 4; }
 };
+
+/// The name of entry j of the full internal vector (ps_async_fit_result::free_names).
+inline std::string parameter_name(const layout& l, const std::vector<ps_async_worker_type>& types, Eigen::Index j) {
+    if (j < l.alpha()) return indexed_name("log compute_s", types[static_cast<std::size_t>(j)].name);
+    if (j == l.alpha()) return "alpha1";
+    if (j == l.beta()) return "beta1";
+    if (j == l.ps()) return "log ps_bandwidth_bytes_per_s";
+    return "log required_bandwidth_bytes_per_s";
+}
 
 /// Eqs. (2), (6)-(9) for one cluster, from the full internal vector (contention_model load:
 /// eqs. (2), (6), (7) with model/ps_load_contention.hpp instead of (8), (9)). Also used for
@@ -242,6 +97,210 @@ inline double iterations_per_s(const Eigen::VectorXd& full, const layout& l, std
     return rate;
 }
 
+/// The checks of fit_ps_async's inputs, each error naming its field.
+inline void validate_fit_inputs(const std::vector<ps_async_worker_type>& types, std::span<const ps_cluster_sample> samples,
+                                const ps_async_fit_options& options) {
+    options.validate("options");
+    if (types.empty()) throw invalid_input("types", "[]", "at least one worker type");
+    for (std::size_t k = 0; k < types.size(); ++k) {
+        std::string at = "types[";
+        at += std::to_string(k);
+        at += "]";
+        detail::require_at_least(at + ".gpus", types[k].gpus, 1);
+        detail::require_positive(at + ".worker_batch", types[k].worker_batch);
+    }
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        std::string at = "samples[";
+        at += std::to_string(i);
+        at += "]";
+        samples[i].validate(types.size(), at);
+    }
+    for (std::size_t k = 0; k < types.size(); ++k) {
+        bool seen = false;
+        for (const auto& s : samples) seen = seen || s.counts[k] > 0;
+        if (!seen)
+            throw invalid_input(indexed_name("types", types[k].name), "no sample with a worker of this type",
+                                "every worker type in at least one sample (its compute time is fitted)");
+    }
+}
+
+/// What the pinning rules read from the samples.
+struct sample_summary {
+    std::size_t configurations = 0;  ///< c: distinct (workers, parameter servers) with 2+ workers
+    double shortest_worker_s = std::numeric_limits<double>::infinity();  ///< min n / iterations_per_s
+    bool within_spread = false;      ///< speeds per worker within options.no_contention_spread
+
+    [[nodiscard]] std::string configurations_text() const {
+        std::string text = std::to_string(configurations);
+        text += " distinct (workers, parameter servers) configurations with 2+ workers";
+        return text;
+    }
+};
+
+/// Throws invalid_input ("options.no_contention_spread") when that option is given with more
+/// than one worker type.
+inline sample_summary summarize_samples(const std::vector<ps_async_worker_type>& types,
+                                        std::span<const ps_cluster_sample> samples, const ps_async_fit_options& options) {
+    sample_summary out;
+    std::set<std::pair<std::int64_t, std::int32_t>> configurations;
+    for (const auto& s : samples) {
+        if (s.workers() >= 2) configurations.insert({s.workers(), s.parameter_servers});
+        out.shortest_worker_s = std::min(out.shortest_worker_s, static_cast<double>(s.workers()) / s.iterations_per_s);
+    }
+    out.configurations = configurations.size();
+    if (options.no_contention_spread) {
+        if (types.size() != 1)
+            throw invalid_input("options.no_contention_spread", detail::format_number(*options.no_contention_spread),
+                                "absent with " + std::to_string(types.size()) + " worker types (one type only)");
+        double slowest = std::numeric_limits<double>::infinity(), fastest = 0.0;
+        for (const auto& s : samples) {
+            slowest = std::min(slowest, s.iterations_per_s / static_cast<double>(s.workers()));
+            fastest = std::max(fastest, s.iterations_per_s / static_cast<double>(s.workers()));
+        }
+        out.within_spread = fastest <= slowest * (1.0 + *options.no_contention_spread);
+    }
+    return out;
+}
+
+/// The full internal vector as the pinning rules leave it: pinned entries at their value, free
+/// entries at their start.
+struct start_point {
+    Eigen::VectorXd full;
+    std::vector<bool> is_free;
+    std::vector<pinned_parameter> pinned;
+
+    explicit start_point(const layout& l)
+        : full(Eigen::VectorXd::Zero(l.size())), is_free(static_cast<std::size_t>(l.size()), true) {}
+
+    void pin(Eigen::Index j, double internal, std::string name, double value, std::string reason) {
+        full(j) = internal;
+        is_free[static_cast<std::size_t>(j)] = false;
+        pinned.push_back({.name = std::move(name), .value = value, .reason = std::move(reason)});
+    }
+
+    [[nodiscard]] std::vector<Eigen::Index> free_indices() const {
+        std::vector<Eigen::Index> free;
+        for (Eigen::Index j = 0; j < full.size(); ++j)
+            if (is_free[static_cast<std::size_t>(j)]) free.push_back(j);
+        return free;
+    }
+};
+
+/// B_req (pinned, or its start); returns it. The other rules refer to it.
+inline double pin_required_bandwidth(start_point& start, const layout& l, const ps_async_fit_options& options,
+                                     const sample_summary& summary) {
+    double b_req = 2.0 * options.parameter_bytes / (0.3 * summary.shortest_worker_s);
+    if (options.required_bandwidth_bytes_per_s) {
+        b_req = *options.required_bandwidth_bytes_per_s;
+        start.pin(l.req(), std::log(b_req), "required_bandwidth_bytes_per_s", b_req, "given in the options");
+    } else if (summary.configurations < 5) {
+        start.pin(l.req(), std::log(b_req), "required_bandwidth_bytes_per_s", b_req,
+                  summary.configurations_text() + " (< 5): 2 S / B_req = 0.3 x the shortest per-worker iteration time");
+    } else {
+        start.full(l.req()) = std::log(b_req);
+    }
+    return b_req;
+}
+
+/// alpha1, beta1 of eq. (9) (pinned, or their start).
+inline void pin_contention(start_point& start, const layout& l, const ps_async_fit_options& options,
+                           const sample_summary& summary) {
+    if (options.contention_model == ps_contention_model::load) {
+        start.pin(l.alpha(), 0.0, "alpha1", 0.0, "contention_model load: eq. (9) is not part of the model");
+        start.pin(l.beta(), 1.0, "beta1", 1.0, "contention_model load: eq. (9) is not part of the model");
+    } else if (options.contention) {
+        start.pin(l.alpha(), options.contention->alpha1, "alpha1", options.contention->alpha1, "given in the options");
+        start.pin(l.beta(), options.contention->beta1, "beta1", options.contention->beta1, "given in the options");
+    } else if (summary.configurations < 4) {
+        const std::string why = summary.configurations_text() + " (< 4): P = 1, the workers split B_ps evenly";
+        start.pin(l.alpha(), 0.0, "alpha1", 0.0, why);
+        start.pin(l.beta(), 1.0, "beta1", 1.0, why);
+    } else {
+        start.full(l.alpha()) = 0.2;
+        start.full(l.beta()) = 0.2;
+    }
+}
+
+/// B_ps of eq. (8) (pinned, or its start).
+inline void pin_ps_bandwidth(start_point& start, const layout& l, const ps_async_fit_options& options,
+                             const sample_summary& summary, double b_req) {
+    if (options.ps_bandwidth_bytes_per_s) {
+        start.pin(l.ps(), std::log(*options.ps_bandwidth_bytes_per_s), "ps_bandwidth_bytes_per_s",
+                  *options.ps_bandwidth_bytes_per_s, "given in the options");
+    } else if (summary.configurations == 0 || summary.within_spread) {
+        const std::string why = summary.configurations == 0
+                                    ? "no sample with 2+ workers"
+                                    : "speeds per worker within no_contention_spread " +
+                                          detail::format_number(*options.no_contention_spread) + " of each other";
+        start.pin(l.ps(), std::log(1.0e6 * b_req), "ps_bandwidth_bytes_per_s", 1.0e6 * b_req,
+                  why + ": contention unobservable, the PS never saturates (1e6 x B_req)");
+    } else {
+        start.full(l.ps()) = std::log(2.0 * b_req);
+    }
+}
+
+/// Compute times start from the fastest speed seen per type, less the communication alone.
+inline void seed_compute_times(start_point& start, const std::vector<ps_async_worker_type>& types,
+                               std::span<const ps_cluster_sample> samples, const ps_async_fit_options& options,
+                               double b_req) {
+    const double s_bytes = options.parameter_bytes;
+    for (std::size_t k = 0; k < types.size(); ++k) {
+        double best = std::numeric_limits<double>::infinity();
+        for (const auto& s : samples)
+            if (s.counts[k] > 0) best = std::min(best, static_cast<double>(s.workers()) / s.iterations_per_s);
+        const double comm = 2.0 * s_bytes / b_req + 2.0 * types[k].gpus * s_bytes / options.pcie_bandwidth_bytes_per_s;
+        start.full(static_cast<Eigen::Index>(k)) = std::log(std::max(best - comm, 0.1 * best));
+    }
+}
+
+/// "the ps-async model's <p> free parameters (<names>)", for the too-few-samples error.
+inline std::string free_parameters_text(const layout& l, const std::vector<ps_async_worker_type>& types,
+                                        const std::vector<Eigen::Index>& free, ps_contention_model contention_model) {
+    std::string what = contention_model == ps_contention_model::load ? "the ps-async (load contention) model's "
+                                                                     : "the ps-async model's ";
+    what += std::to_string(free.size());
+    what += " free parameters (";
+    for (std::size_t i = 0; i < free.size(); ++i) {
+        if (i > 0) what += ", ";
+        what += parameter_name(l, types, free[i]);
+    }
+    what += ")";
+    return what;
+}
+
+/// The search box of the free parameters: alpha1, beta1 in [-5, 5], each log T_comp_k within
+/// e^12 of its start, the log bandwidths within e^14 of B_req.
+inline parameter_bounds search_bounds(const Eigen::VectorXd& full, const layout& l, const std::vector<Eigen::Index>& free,
+                                      double b_req) {
+    const auto p = static_cast<Eigen::Index>(free.size());
+    parameter_bounds bounds{Eigen::VectorXd(p), Eigen::VectorXd(p)};
+    for (Eigen::Index i = 0; i < p; ++i) {
+        const Eigen::Index j = free[static_cast<std::size_t>(i)];
+        if (j == l.alpha() || j == l.beta()) {
+            bounds.lower(i) = -5.0;
+            bounds.upper(i) = 5.0;
+        } else if (j < l.alpha()) {
+            bounds.lower(i) = full(j) - 12.0;  // 1e-5 .. 1e5 x the starting compute time
+            bounds.upper(i) = full(j) + 12.0;
+        } else {
+            bounds.lower(i) = std::log(b_req) - 14.0;
+            bounds.upper(i) = std::log(b_req) + 14.0;
+        }
+    }
+    return bounds;
+}
+
+/// The network and compute times of the full internal vector `fitted`.
+inline void store_parameters(ps_async_fit_result& result, const Eigen::VectorXd& fitted, const layout& l,
+                             const ps_async_fit_options& options) {
+    result.network.parameter_bytes = options.parameter_bytes;
+    result.network.pcie_bandwidth_bytes_per_s = options.pcie_bandwidth_bytes_per_s;
+    result.network.ps_bandwidth_bytes_per_s = std::exp(fitted(l.ps()));
+    result.network.required_bandwidth_bytes_per_s = std::exp(fitted(l.req()));
+    result.network.contention = {.alpha1 = fitted(l.alpha()), .beta1 = fitted(l.beta())};
+    for (std::size_t k = 0; k < l.types; ++k) result.compute_s.push_back(std::exp(fitted(static_cast<Eigen::Index>(k))));
+}
+
 }  // namespace detail::ps_async
 
 /// Fits the model to `samples` (log residuals of iterations_per_s; seeded multi-start, since the
@@ -262,168 +321,40 @@ inline double iterations_per_s(const Eigen::VectorXd& full, const layout& l, std
                                                       std::span<const ps_cluster_sample> samples,
                                                       const ps_async_fit_options& options = {}) {
     namespace pa = detail::ps_async;
-    options.validate("options");
-    if (types.empty()) throw invalid_input("types", "[]", "at least one worker type");
-    for (std::size_t k = 0; k < types.size(); ++k) {
-        std::string at = "types[";
-        at += std::to_string(k);
-        at += "]";
-        detail::require_at_least(at + ".gpus", types[k].gpus, 1);
-        detail::require_positive(at + ".worker_batch", types[k].worker_batch);
-    }
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        std::string at = "samples[";
-        at += std::to_string(i);
-        at += "]";
-        samples[i].validate(types.size(), at);
-    }
-    for (std::size_t k = 0; k < types.size(); ++k) {
-        bool seen = false;
-        for (const auto& s : samples) seen = seen || s.counts[k] > 0;
-        if (!seen)
-            throw invalid_input(pa::indexed_name("types", types[k].name), "no sample with a worker of this type",
-                                "every worker type in at least one sample (its compute time is fitted)");
-    }
-
+    pa::validate_fit_inputs(types, samples, options);
     const pa::layout l{types.size()};
-    std::set<std::pair<std::int64_t, std::int32_t>> configurations;
-    double shortest_worker_s = std::numeric_limits<double>::infinity();
-    for (const auto& s : samples) {
-        if (s.workers() >= 2) configurations.insert({s.workers(), s.parameter_servers});
-        shortest_worker_s = std::min(shortest_worker_s, static_cast<double>(s.workers()) / s.iterations_per_s);
-    }
-    const std::size_t c = configurations.size();
-    bool within_spread = false;  // options.no_contention_spread
-    if (options.no_contention_spread) {
-        if (types.size() != 1)
-            throw invalid_input("options.no_contention_spread", detail::format_number(*options.no_contention_spread),
-                                "absent with " + std::to_string(types.size()) + " worker types (one type only)");
-        double slowest = std::numeric_limits<double>::infinity(), fastest = 0.0;
-        for (const auto& s : samples) {
-            slowest = std::min(slowest, s.iterations_per_s / static_cast<double>(s.workers()));
-            fastest = std::max(fastest, s.iterations_per_s / static_cast<double>(s.workers()));
-        }
-        within_spread = fastest <= slowest * (1.0 + *options.no_contention_spread);
-    }
-    std::string config_text = std::to_string(c);
-    config_text += " distinct (workers, parameter servers) configurations with 2+ workers";
-
-    ps_async_fit_result result;
-    result.types = types;
-    result.contention_model = options.contention_model;
-    const bool load = options.contention_model == ps_contention_model::load;
-    const double s_bytes = options.parameter_bytes;
-    Eigen::VectorXd full = Eigen::VectorXd::Zero(l.size());
-    std::vector<bool> is_free(static_cast<std::size_t>(l.size()), true);
-    const auto pin = [&](Eigen::Index j, double internal, std::string name, double value, std::string reason) {
-        full(j) = internal;
-        is_free[static_cast<std::size_t>(j)] = false;
-        result.pinned.push_back({.name = std::move(name), .value = value, .reason = std::move(reason)});
-    };
-
-    // B_req first: the other rules refer to it.
-    double b_req = 2.0 * s_bytes / (0.3 * shortest_worker_s);
-    if (options.required_bandwidth_bytes_per_s) {
-        b_req = *options.required_bandwidth_bytes_per_s;
-        pin(l.req(), std::log(b_req), "required_bandwidth_bytes_per_s", b_req, "given in the options");
-    } else if (c < 5) {
-        pin(l.req(), std::log(b_req), "required_bandwidth_bytes_per_s", b_req,
-            config_text + " (< 5): 2 S / B_req = 0.3 x the shortest per-worker iteration time");
-    } else {
-        full(l.req()) = std::log(b_req);
-    }
-    if (load) {
-        pin(l.alpha(), 0.0, "alpha1", 0.0, "contention_model load: eq. (9) is not part of the model");
-        pin(l.beta(), 1.0, "beta1", 1.0, "contention_model load: eq. (9) is not part of the model");
-    } else if (options.contention) {
-        pin(l.alpha(), options.contention->alpha1, "alpha1", options.contention->alpha1, "given in the options");
-        pin(l.beta(), options.contention->beta1, "beta1", options.contention->beta1, "given in the options");
-    } else if (c < 4) {
-        pin(l.alpha(), 0.0, "alpha1", 0.0, config_text + " (< 4): P = 1, the workers split B_ps evenly");
-        pin(l.beta(), 1.0, "beta1", 1.0, config_text + " (< 4): P = 1, the workers split B_ps evenly");
-    } else {
-        full(l.alpha()) = 0.2;
-        full(l.beta()) = 0.2;
-    }
-    if (options.ps_bandwidth_bytes_per_s) {
-        pin(l.ps(), std::log(*options.ps_bandwidth_bytes_per_s), "ps_bandwidth_bytes_per_s",
-            *options.ps_bandwidth_bytes_per_s, "given in the options");
-    } else if (c == 0 || within_spread) {
-        const std::string why = c == 0 ? "no sample with 2+ workers"
-                                       : "speeds per worker within no_contention_spread " +
-                                             detail::format_number(*options.no_contention_spread) + " of each other";
-        pin(l.ps(), std::log(1.0e6 * b_req), "ps_bandwidth_bytes_per_s", 1.0e6 * b_req,
-            why + ": contention unobservable, the PS never saturates (1e6 x B_req)");
-    } else {
-        full(l.ps()) = std::log(2.0 * b_req);
-    }
-    // Compute times start from the fastest speed seen per type, less the communication alone.
-    for (std::size_t k = 0; k < types.size(); ++k) {
-        double best = std::numeric_limits<double>::infinity();
-        for (const auto& s : samples)
-            if (s.counts[k] > 0) best = std::min(best, static_cast<double>(s.workers()) / s.iterations_per_s);
-        const double comm = 2.0 * s_bytes / b_req + 2.0 * types[k].gpus * s_bytes / options.pcie_bandwidth_bytes_per_s;
-        full(static_cast<Eigen::Index>(k)) = std::log(std::max(best - comm, 0.1 * best));
-    }
-
-    std::vector<Eigen::Index> free;
-    for (Eigen::Index j = 0; j < l.size(); ++j)
-        if (is_free[static_cast<std::size_t>(j)]) free.push_back(j);
-    const auto names = [&](Eigen::Index j) -> std::string {
-        if (j < l.alpha()) return pa::indexed_name("log compute_s", types[static_cast<std::size_t>(j)].name);
-        if (j == l.alpha()) return "alpha1";
-        if (j == l.beta()) return "beta1";
-        if (j == l.ps()) return "log ps_bandwidth_bytes_per_s";
-        return "log required_bandwidth_bytes_per_s";
-    };
-    std::string what = load ? "the ps-async (load contention) model's " : "the ps-async model's ";
-    what += std::to_string(free.size());
-    what += " free parameters (";
-    for (std::size_t i = 0; i < free.size(); ++i) {
-        if (i > 0) what += ", ";
-        what += names(free[i]);
-    }
-    what += ")";
-    require_samples("samples", samples.size(), free.size(), what);
+    const pa::sample_summary summary = pa::summarize_samples(types, samples, options);
+    pa::start_point start(l);
+    const double b_req = pa::pin_required_bandwidth(start, l, options, summary);
+    pa::pin_contention(start, l, options, summary);
+    pa::pin_ps_bandwidth(start, l, options, summary, b_req);
+    pa::seed_compute_times(start, types, samples, options, b_req);
+    const std::vector<Eigen::Index> free = start.free_indices();
+    require_samples("samples", samples.size(), free.size(), pa::free_parameters_text(l, types, free, options.contention_model));
 
     const auto p = static_cast<Eigen::Index>(free.size());
     Eigen::VectorXd initial(p);
-    parameter_bounds bounds{Eigen::VectorXd(p), Eigen::VectorXd(p)};
-    for (Eigen::Index i = 0; i < p; ++i) {
-        const Eigen::Index j = free[static_cast<std::size_t>(i)];
-        initial(i) = full(j);
-        if (j == l.alpha() || j == l.beta()) {
-            bounds.lower(i) = -5.0;
-            bounds.upper(i) = 5.0;
-        } else if (j < l.alpha()) {
-            bounds.lower(i) = full(j) - 12.0;  // 1e-5 .. 1e5 x the starting compute time
-            bounds.upper(i) = full(j) + 12.0;
-        } else {
-            bounds.lower(i) = std::log(b_req) - 14.0;
-            bounds.upper(i) = std::log(b_req) + 14.0;
-        }
-    }
+    for (Eigen::Index i = 0; i < p; ++i) initial(i) = start.full(free[static_cast<std::size_t>(i)]);
+    const parameter_bounds bounds = pa::search_bounds(start.full, l, free, b_req);
     const auto expand = [&](const Eigen::VectorXd& y) {
-        Eigen::VectorXd x = full;
+        Eigen::VectorXd x = start.full;
         for (Eigen::Index i = 0; i < p; ++i) x(free[static_cast<std::size_t>(i)]) = y(i);
         return x;
     };
     const auto predict = [&](const Eigen::VectorXd& y, std::size_t i) {
-        return pa::iterations_per_s(expand(y), l, samples[i].counts, samples[i].parameter_servers, types, s_bytes,
-                                    options.pcie_bandwidth_bytes_per_s, options.contention_model);
+        return pa::iterations_per_s(expand(y), l, samples[i].counts, samples[i].parameter_servers, types,
+                                    options.parameter_bytes, options.pcie_bandwidth_bytes_per_s, options.contention_model);
     };
     std::vector<double> observed;
     for (const auto& s : samples) observed.push_back(s.iterations_per_s);
     const nonlinear_fit fit = curve_fit(predict, observed, initial, bounds, residual_space::log, options.solver);
 
-    full = expand(fit.parameters);
-    result.network.parameter_bytes = s_bytes;
-    result.network.pcie_bandwidth_bytes_per_s = options.pcie_bandwidth_bytes_per_s;
-    result.network.ps_bandwidth_bytes_per_s = std::exp(full(l.ps()));
-    result.network.required_bandwidth_bytes_per_s = std::exp(full(l.req()));
-    result.network.contention = {.alpha1 = full(l.alpha()), .beta1 = full(l.beta())};
-    for (std::size_t k = 0; k < types.size(); ++k) result.compute_s.push_back(std::exp(full(static_cast<Eigen::Index>(k))));
-    for (const Eigen::Index j : free) result.free_names.push_back(names(j));
+    ps_async_fit_result result;
+    result.types = types;
+    result.contention_model = options.contention_model;
+    result.pinned = std::move(start.pinned);
+    pa::store_parameters(result, expand(fit.parameters), l, options);
+    for (const Eigen::Index j : free) result.free_names.push_back(pa::parameter_name(l, types, j));
     result.covariance = parameter_covariance(fit, bounds);
     result.residual_variance = residual_variance(fit, bounds);
     result.degrees_of_freedom = degrees_of_freedom(fit, bounds);
@@ -454,15 +385,8 @@ inline double iterations_per_s(const Eigen::VectorXd& full, const layout& l, std
     std::vector<Eigen::Index> free;
     for (const std::string& name : fit.free_names) {
         Eigen::Index j = -1;
-        for (Eigen::Index q = 0; q < l.size() && j < 0; ++q) {
-            std::string candidate;
-            if (q < l.alpha()) candidate = pa::indexed_name("log compute_s", fit.types[static_cast<std::size_t>(q)].name);
-            else if (q == l.alpha()) candidate = "alpha1";
-            else if (q == l.beta()) candidate = "beta1";
-            else if (q == l.ps()) candidate = "log ps_bandwidth_bytes_per_s";
-            else candidate = "log required_bandwidth_bytes_per_s";
-            if (candidate == name) j = q;
-        }
+        for (Eigen::Index q = 0; q < l.size() && j < 0; ++q)
+            if (pa::parameter_name(l, fit.types, q) == name) j = q;
         if (j < 0) throw invalid_input("fit.free_names", '"' + name + '"', "the name of a parameter of the model");
         free.push_back(j);
     }
@@ -482,91 +406,6 @@ inline double iterations_per_s(const Eigen::VectorXd& full, const layout& l, std
     return prediction_interval(value, gradient, fit.covariance, fit.residual_variance, fit.degrees_of_freedom,
                                confidence, residual_space::log);
 }
-
-/// A clusters file (`fit_model --model ps-async --clusters`): worker types by name.
-struct named_cluster_sample {
-    std::map<std::string, std::int32_t, std::less<>> counts{};
-    std::optional<double> iterations_per_s{};  ///< absent in a file that is only predicted
-    std::int32_t parameter_servers = 1;
-};
-
-struct ps_cluster_set {
-    double per_worker_batch = 0.0;              ///< b_i of every worker (one GPU each unless gpus says)
-    std::optional<double> parameter_bytes{};    ///< S_parm when known
-    std::vector<named_cluster_sample> samples{};
-
-    void validate(std::string_view path = "") const {
-        const std::string base = detail::field_prefix(path);
-        detail::require_positive(base + "per_worker_batch", per_worker_batch);
-        if (parameter_bytes) detail::require_positive(base + "parameter_bytes", *parameter_bytes);
-        if (samples.empty()) throw invalid_input(base + "samples", "[]", "at least one sample");
-        for (std::size_t i = 0; i < samples.size(); ++i) {
-            std::string at = base + "samples[";
-            at += std::to_string(i);
-            at += "]";
-            std::int64_t n = 0;
-            for (const auto& [name, count] : samples[i].counts) {
-                detail::require_at_least(at + ".counts." + name, count, 0);
-                n += count;
-            }
-            if (n < 1) throw invalid_input(at + ".counts", "0 workers", "at least one worker");
-            if (samples[i].iterations_per_s) detail::require_positive(at + ".iterations_per_s", *samples[i].iterations_per_s);
-            detail::require_at_least(at + ".parameter_servers", samples[i].parameter_servers, 1);
-        }
-    }
-
-    /// Every type named in some sample, in name order, with this set's worker batch.
-    [[nodiscard]] std::vector<ps_async_worker_type> worker_types() const {
-        std::set<std::string, std::less<>> names;
-        for (const auto& s : samples)
-            for (const auto& [name, count] : s.counts) names.insert(name);
-        std::vector<ps_async_worker_type> out;
-        for (const auto& name : names) out.push_back({.name = name, .gpus = 1, .worker_batch = per_worker_batch});
-        return out;
-    }
-
-    /// Sample i's counts in the order of `types`; a type not in `types` is an invalid_input
-    /// naming "samples[i].counts.<name>".
-    [[nodiscard]] std::vector<std::int32_t> counts(std::size_t i, const std::vector<ps_async_worker_type>& types) const {
-        std::vector<std::int32_t> out(types.size(), 0);
-        for (const auto& [name, count] : samples[i].counts) {
-            std::size_t k = 0;
-            while (k < types.size() && types[k].name != name) ++k;
-            if (k == types.size()) {
-                std::string at = "samples[";
-                at += std::to_string(i);
-                at += "].counts.";
-                at += name;
-                throw invalid_input(at, std::to_string(count), "a worker type of the fitted model");
-            }
-            out[k] = count;
-        }
-        return out;
-    }
-
-    /// The samples for fit_ps_async (every sample needs iterations_per_s: "samples[i].iterations_per_s").
-    [[nodiscard]] std::vector<ps_cluster_sample> fit_samples(const std::vector<ps_async_worker_type>& types) const {
-        std::vector<ps_cluster_sample> out;
-        for (std::size_t i = 0; i < samples.size(); ++i) {
-            if (!samples[i].iterations_per_s) {
-                std::string at = "samples[";
-                at += std::to_string(i);
-                at += "].iterations_per_s";
-                throw invalid_input(at, "absent", "a measured speed for every sample of a fit");
-            }
-            out.push_back({.counts = counts(i, types), .iterations_per_s = *samples[i].iterations_per_s,
-                           .parameter_servers = samples[i].parameter_servers});
-        }
-        return out;
-    }
-
-    /// `options` with this file's parameter_bytes when it gives one (B_req and B_ps are fitted in
-    /// bytes/s of a model of that size).
-    [[nodiscard]] ps_async_fit_options fit_options(ps_async_fit_options options = {}) const {
-        if (parameter_bytes) options.parameter_bytes = *parameter_bytes;
-        return options;
-    }
-};
 
 /// fit_ps_async on a clusters file: its worker types, its samples (each with a measured speed),
 /// its parameter_bytes (when given) in place of options.parameter_bytes.

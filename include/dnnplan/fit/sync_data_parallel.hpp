@@ -261,6 +261,128 @@ struct pinning {
     return out;
 }
 
+/// The start and bounds of a variant's parameter vector, pinned parameters held at their value by
+/// equal bounds, with the names of the pinned and of the free ones.
+struct start_point {
+    Eigen::VectorXd initial;
+    parameter_bounds bounds;
+    std::vector<std::string> pinned;
+    std::string free_names;  ///< ", "-separated
+    std::size_t free_count = 0;
+};
+
+[[nodiscard]] inline start_point pinned_start(const pinning& pins, sync_variant variant) {
+    const Eigen::Index count = sync_param_count(variant);
+    const auto names = sync_param_names(variant);
+    start_point out;
+    out.initial = Eigen::VectorXd(count);
+    out.initial.head(7) << 0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001;  // goodput.py: [1e-1, 1e-2] * 3 + [1 + 1e-3]
+    // The variants' extra parameters start at Pollux's form: delta_n = 1e-2 (like beta), p = 1.
+    std::vector<std::size_t> rule;  // index into pins for each parameter of the vector
+    for (std::size_t j = 0; j < 7; ++j) rule.push_back(j);
+    if (has_node_term(variant)) {
+        out.initial(static_cast<Eigen::Index>(rule.size())) = 0.01;
+        rule.push_back(7);
+    }
+    if (has_batch_power(variant)) {
+        out.initial(static_cast<Eigen::Index>(rule.size())) = 1.0;
+        rule.push_back(8);
+    }
+    out.bounds = sync_param_bounds(variant);
+    for (std::size_t j = 0; j < names.size(); ++j) {
+        const auto at = static_cast<Eigen::Index>(j);
+        if (pins.pinned[rule[j]]) {
+            out.initial(at) = out.bounds.lower(at) = out.bounds.upper(at) = pins.value[rule[j]];
+            out.pinned.emplace_back(names[j]);
+        } else {
+            if (!out.free_names.empty()) out.free_names += ", ";
+            out.free_names += names[j];
+        }
+    }
+    out.free_count = names.size() - out.pinned.size();
+    return out;
+}
+
+/// The least-squares form of Pollux's objective (see fit_sync_form): the weighted log step-time
+/// errors, then reg1, reg2 and one regulariser per extra parameter of the variant.
+struct regularised_residuals {
+    std::span<const sync_step_sample> samples;
+    Eigen::VectorXd log_observed;
+    sync_variant variant = sync_variant::pollux;
+    double reg_gamma = 0.0;
+    double reg_retro = 0.0;
+    double reg_exponent = 0.0;
+
+    regularised_residuals(std::span<const sync_step_sample> s, const sync_fit_options& options, sync_variant v)
+        : samples(s), log_observed(static_cast<Eigen::Index>(s.size())), variant(v),
+          reg_gamma(std::sqrt(2.0 * options.gamma_weight)), reg_retro(std::sqrt(2.0 * options.retrogression_weight)),
+          reg_exponent(std::sqrt(2.0 * options.exponent_weight)) {
+        for (Eigen::Index i = 0; i < log_observed.size(); ++i)
+            log_observed(i) = std::log(samples[static_cast<std::size_t>(i)].step_time_s);
+    }
+
+    [[nodiscard]] Eigen::Index data_count() const noexcept { return log_observed.size(); }
+    /// n data residuals, the 3 of Pollux's regularisers, one per extra parameter.
+    [[nodiscard]] Eigen::Index count() const noexcept { return data_count() + 3 + (sync_param_count(variant) - 7); }
+
+    void evaluate(const Eigen::VectorXd& x, double weight, Eigen::VectorXd& out) const {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const Eigen::Index n = data_count();
+        const pollux_params p = pollux_params_from(x, variant);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const double t = pollux_step_time_s(p, samples[static_cast<std::size_t>(i)].shape);
+            out(i) = t > 0.0 && std::isfinite(t) ? weight * (std::log(t) - log_observed(i)) : nan;
+        }
+        out(n) = reg_gamma * (p.gamma - 1.0);
+        out(n + 1) = reg_retro * p.beta_n_s / p.alpha_n_s;
+        out(n + 2) = reg_retro * p.beta_r_s / p.alpha_r_s;
+        Eigen::Index r = n + 3;
+        if (has_node_term(variant)) out(r++) = reg_retro * p.delta_n_s / p.alpha_n_s;
+        if (has_batch_power(variant)) out(r++) = reg_exponent * (p.batch_exponent - 1.0);
+    }
+};
+
+/// The last round's fit and the data weight w it used.
+struct reweighted_fit {
+    nonlinear_fit fit;
+    double weight = 1.0;
+};
+
+/// `options.reweighting_rounds` rounds of bounded least squares, the first with w^2 = 1 / n, each
+/// next one with w^2 = 1 / (n RMSE) from the round before and starting from its solution.
+[[nodiscard]] inline reweighted_fit fit_reweighted(const regularised_residuals& objective, const start_point& start,
+                                                   const sync_fit_options& options) {
+    const Eigen::Index n = objective.data_count();
+    double weight = 1.0 / std::sqrt(static_cast<double>(n));
+    reweighted_fit out{.fit = {}, .weight = weight};
+    Eigen::VectorXd x0 = start.initial;
+    for (std::int32_t round = 0; round < options.reweighting_rounds; ++round) {
+        const auto residual = [&](const Eigen::VectorXd& x, Eigen::VectorXd& r) { objective.evaluate(x, weight, r); };
+        levenberg_marquardt_options solver = options.solver;
+        if (round > 0) solver.starts = 1;  // later rounds refine the previous round's best
+        out.fit = bounded_least_squares(residual, objective.count(), x0, start.bounds, solver);
+        out.weight = weight;
+        x0 = out.fit.parameters;
+        const double rmse = std::sqrt(out.fit.residuals.head(n).squaredNorm() / (weight * weight) / static_cast<double>(n));
+        weight = 1.0 / std::sqrt(static_cast<double>(n) * std::max(rmse, 1e-6));
+    }
+    return out;
+}
+
+/// Intervals: the unweighted log residuals of the data alone (the regularisers are a prior
+/// preference, not observations).
+inline void store_data_statistics(sync_fit_result& out, const reweighted_fit& last, Eigen::Index n,
+                                  const parameter_bounds& bounds) {
+    nonlinear_fit data;
+    data.parameters = last.fit.parameters;
+    data.residuals = last.fit.residuals.head(n) / last.weight;
+    data.jacobian = last.fit.jacobian.topRows(n) / last.weight;
+    data.cost = 0.5 * data.residuals.squaredNorm();
+    out.covariance = parameter_covariance(data, bounds);
+    out.residual_variance = residual_variance(data, bounds);
+    out.degrees_of_freedom = degrees_of_freedom(data, bounds);
+}
+
 }  // namespace detail::sync_fit
 
 namespace detail {
@@ -285,100 +407,29 @@ namespace detail {
 /// free parameters ("samples": how many are needed).
 [[nodiscard]] inline sync_fit_result fit_sync_form(std::span<const sync_step_sample> samples, const sync_fit_options& options,
                                                    const sync_variant variant) {
+    namespace sf = detail::sync_fit;
     options.validate("options");
     require_samples("samples", samples.size(), 1, "the synchronous data-parallel model");
     for (std::size_t i = 0; i < samples.size(); ++i) samples[i].validate("samples[" + std::to_string(i) + "]");
 
-    const auto pins = detail::sync_fit::pin(samples);
-    const Eigen::Index count = sync_param_count(variant);
-    const auto names = sync_param_names(variant);
-    Eigen::VectorXd initial(count);
-    initial.head(7) << 0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001;  // goodput.py: [1e-1, 1e-2] * 3 + [1 + 1e-3]
-    // The variants' extra parameters start at Pollux's form: delta_n = 1e-2 (like beta), p = 1.
-    std::vector<std::size_t> rule;  // index into pins for each parameter of the vector
-    for (std::size_t j = 0; j < 7; ++j) rule.push_back(j);
-    if (has_node_term(variant)) {
-        initial(static_cast<Eigen::Index>(rule.size())) = 0.01;
-        rule.push_back(7);
-    }
-    if (has_batch_power(variant)) {
-        initial(static_cast<Eigen::Index>(rule.size())) = 1.0;
-        rule.push_back(8);
-    }
-    parameter_bounds bounds = sync_param_bounds(variant);
-    std::vector<std::string> pinned;
-    std::string free_names;
-    for (std::size_t j = 0; j < names.size(); ++j) {
-        const auto at = static_cast<Eigen::Index>(j);
-        if (pins.pinned[rule[j]]) {
-            initial(at) = bounds.lower(at) = bounds.upper(at) = pins.value[rule[j]];
-            pinned.emplace_back(names[j]);
-        } else {
-            if (!free_names.empty()) free_names += ", ";
-            free_names += names[j];
-        }
-    }
-    const std::size_t free_count = names.size() - pinned.size();
+    sf::start_point start = sf::pinned_start(sf::pin(samples), variant);
     std::string what = "the ";
-    what += std::to_string(free_count);
+    what += std::to_string(start.free_count);
     what += " parameters this data leaves free (";
-    what += free_names;
+    what += start.free_names;
     what += ")";
-    require_samples("samples", samples.size(), free_count, what);
+    require_samples("samples", samples.size(), start.free_count, what);
 
-    const auto n = static_cast<Eigen::Index>(samples.size());
-    Eigen::VectorXd log_observed(n);
-    for (Eigen::Index i = 0; i < n; ++i) log_observed(i) = std::log(samples[static_cast<std::size_t>(i)].step_time_s);
-    const double reg_gamma = std::sqrt(2.0 * options.gamma_weight);
-    const double reg_retro = std::sqrt(2.0 * options.retrogression_weight);
-    const double reg_exponent = std::sqrt(2.0 * options.exponent_weight);
-    const Eigen::Index extra = count - 7;  // one regulariser per extra parameter
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-
-    double weight = 1.0 / std::sqrt(static_cast<double>(n));
-    double used_weight = weight;
-    nonlinear_fit fit;
-    Eigen::VectorXd start = initial;
-    for (std::int32_t round = 0; round < options.reweighting_rounds; ++round) {
-        const auto residual = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-            const pollux_params p = pollux_params_from(x, variant);
-            for (Eigen::Index i = 0; i < n; ++i) {
-                const double t = pollux_step_time_s(p, samples[static_cast<std::size_t>(i)].shape);
-                out(i) = t > 0.0 && std::isfinite(t) ? weight * (std::log(t) - log_observed(i)) : nan;
-            }
-            out(n) = reg_gamma * (p.gamma - 1.0);
-            out(n + 1) = reg_retro * p.beta_n_s / p.alpha_n_s;
-            out(n + 2) = reg_retro * p.beta_r_s / p.alpha_r_s;
-            Eigen::Index r = n + 3;
-            if (has_node_term(variant)) out(r++) = reg_retro * p.delta_n_s / p.alpha_n_s;
-            if (has_batch_power(variant)) out(r++) = reg_exponent * (p.batch_exponent - 1.0);
-        };
-        levenberg_marquardt_options solver = options.solver;
-        if (round > 0) solver.starts = 1;  // later rounds refine the previous round's best
-        fit = bounded_least_squares(residual, n + 3 + extra, start, bounds, solver);
-        used_weight = weight;
-        start = fit.parameters;
-        const double rmse = std::sqrt(fit.residuals.head(n).squaredNorm() / (weight * weight) / static_cast<double>(n));
-        weight = 1.0 / std::sqrt(static_cast<double>(n) * std::max(rmse, 1e-6));
-    }
+    const sf::regularised_residuals objective(samples, options, variant);
+    const sf::reweighted_fit last = sf::fit_reweighted(objective, start, options);
 
     sync_fit_result out;
-    out.params = pollux_params_from(fit.parameters, variant);
+    out.params = pollux_params_from(last.fit.parameters, variant);
     out.variant = variant;
-    out.pinned = std::move(pinned);
-    out.status = fit.status;
-    out.iterations = fit.iterations;
-
-    // Intervals: the unweighted log residuals of the data alone (the regularisers are a prior
-    // preference, not observations).
-    nonlinear_fit data;
-    data.parameters = fit.parameters;
-    data.residuals = fit.residuals.head(n) / used_weight;
-    data.jacobian = fit.jacobian.topRows(n) / used_weight;
-    data.cost = 0.5 * data.residuals.squaredNorm();
-    out.covariance = parameter_covariance(data, bounds);
-    out.residual_variance = residual_variance(data, bounds);
-    out.degrees_of_freedom = degrees_of_freedom(data, bounds);
+    out.pinned = std::move(start.pinned);
+    out.status = last.fit.status;
+    out.iterations = last.fit.iterations;
+    sf::store_data_statistics(out, last, objective.data_count(), start.bounds);
 
     std::vector<double> observed(samples.size()), predicted(samples.size());
     for (std::size_t i = 0; i < samples.size(); ++i) {

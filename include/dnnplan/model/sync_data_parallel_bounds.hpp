@@ -29,10 +29,6 @@ namespace detail {
     return pollux_sync_time_s(without_node_term, replicas, nodes);
 }
 
-}  // namespace detail
-
-namespace detail {
-
 /// The fewest replicas K of a cluster of the box [lower, upper] with at least `min_instances`
 /// instances: the fixed GPUs plus, for each instance still missing, the smallest GPU count of a
 /// type with room (B7). With min_instances >= 2, a per-replica batch b and a speed of at least
@@ -106,6 +102,139 @@ namespace detail {
     }
     if (n_hi >= 2) best = std::min(best, sync(std::max<std::int64_t>(k_lo, 2), 2));
     return best;
+}
+
+/// The figures of the box [lower, upper] the box bound reads.
+struct sync_box {
+    const sync_cluster_spec& spec;
+    std::span<const std::int32_t> lower;
+    std::span<const std::int32_t> upper;
+    std::size_t n_types = 0;
+    std::int64_t n_lo = 0;            ///< fixed instances
+    std::int64_t k_lo = 0;            ///< fixed replicas (GPUs)
+    std::int64_t free_instances = 0;  ///< sum of upper - lower
+    double inv_beta_hi = 0.0;         ///< sum of upper g / beta
+    double steps = 1.0;               ///< s + 1, s the accumulation steps
+};
+
+[[nodiscard]] inline sync_box make_sync_box(const sync_cluster_spec& spec, std::span<const std::int32_t> lower,
+                                            std::span<const std::int32_t> upper) noexcept {
+    sync_box box{.spec = spec, .lower = lower, .upper = upper};
+    box.steps = static_cast<double>(spec.accumulation_steps) + 1.0;
+    box.n_types = std::min(lower.size(), spec.types.size());
+    for (std::size_t k = 0; k < box.n_types; ++k) {
+        box.n_lo += lower[k];
+        box.k_lo += std::int64_t{lower[k]} * spec.types[k].gpus;
+        box.inv_beta_hi += static_cast<double>(upper[k]) * spec.types[k].gpus / spec.types[k].compute.per_sample_s;
+        box.free_instances += std::int64_t{upper[k]} - lower[k];
+    }
+    return box;
+}
+
+/// The clusters of one instance of type k: g_k replicas on one node, bounded by their speed
+/// exactly; 0 when the box or min_instances has none.
+[[nodiscard]] inline double one_instance_upper_bound(const sync_box& box, std::int64_t min_instances) noexcept {
+    const auto& spec = box.spec;
+    double best = 0.0;
+    if (!(box.n_lo <= 1 && min_instances <= 1)) return best;
+    for (std::size_t k = 0; k < box.n_types; ++k) {
+        if (!(box.upper[k] >= 1 && (box.n_lo == 0 || box.lower[k] == 1))) continue;
+        const auto& t = spec.types[k];
+        const double g = static_cast<double>(t.gpus);
+        const double local = spec.basis == batch_basis::global ? spec.batch / g : spec.batch;
+        const double sync1 = sync_time_for_bound_s(spec, t.gpus, 1);
+        best = std::max(best, g * local * box.steps /
+                                  combine_step_time_s(t.compute.at(local), sync1, spec.network.gamma, spec.accumulation_steps));
+    }
+    return best;
+}
+
+/// The clusters of N >= 2 instances of the box: `slots` instances may join the fixed ones, and
+/// K >= k_1 = max(K_lo, 2) replicas.
+struct multi_node_box {
+    const sync_box& box;
+    std::int64_t slots = 0;
+    std::int64_t k_1 = 2;
+
+    [[nodiscard]] double sync(std::int64_t replicas) const noexcept { return sync_time_for_bound_s(box.spec, replicas, 2); }
+    [[nodiscard]] double combine(double compute_s, double sync_s) const noexcept {
+        return combine_step_time_s(compute_s, sync_s, box.spec.network.gamma, box.spec.accumulation_steps);
+    }
+
+    /// K_2 over the types `in(k)` admits: the fixed GPUs plus the remaining slots, each at most the
+    /// largest GPU count with room, and no more than the room's GPUs (B0').
+    template <class Admits>
+    [[nodiscard]] std::int64_t k_2_of(const Admits& in) const noexcept {
+        std::int64_t room_gpus = 0, room_instances = 0, g_max = 0;
+        for (std::size_t k = 0; k < box.n_types; ++k) {
+            const std::int64_t room = std::int64_t{box.upper[k]} - box.lower[k];
+            if (room <= 0 || !in(k)) continue;
+            room_gpus += room * box.spec.types[k].gpus;
+            room_instances += room;
+            g_max = std::max<std::int64_t>(g_max, box.spec.types[k].gpus);
+        }
+        return box.k_lo + std::min(room_gpus, std::min(slots, room_instances) * g_max);
+    }
+
+    /// The per-replica bound for t and K in [k_1, k_2] (needs n_lo + slots >= 2 on that side).
+    [[nodiscard]] double per_replica_bound(double t, std::int64_t k_2) const noexcept {
+        if (k_2 < k_1) return 0.0;
+        const double k1 = static_cast<double>(k_1), k2 = static_cast<double>(k_2);
+        const double sync_per_replica = std::min(sync(k_1) / k1, sync(k_2) / k2);
+        return box.spec.batch * box.steps / combine(t / k2, sync_per_replica);
+    }
+};
+
+/// B8 for a per-replica batch: the maximum, over the types j that can be the slowest present
+/// type (equal batches) or the fastest (balanced), of the bound with t = T_j(b) and K_2 from the
+/// types on j's side; at least `best`.
+[[nodiscard]] inline double per_replica_batch_upper_bound(const multi_node_box& mn, double best) noexcept {
+    const sync_box& box = mn.box;
+    const auto& spec = box.spec;
+    const bool equal = spec.policy == batch_policy::equal;
+    double fixed_slowest = 0.0, fixed_fastest = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < box.n_types; ++k) {
+        if (box.lower[k] <= 0) continue;
+        fixed_slowest = std::max(fixed_slowest, spec.types[k].compute.at(spec.batch));
+        fixed_fastest = std::min(fixed_fastest, spec.types[k].compute.at(spec.batch));
+    }
+    for (std::size_t j = 0; j < box.n_types; ++j) {
+        if (box.upper[j] <= 0) continue;
+        const double t_j = spec.types[j].compute.at(spec.batch);
+        if (equal ? t_j < fixed_slowest : t_j > fixed_fastest) continue;  // a fixed type would be on the wrong side
+        bool seen = false;  // the same threshold twice gives the same bound
+        for (std::size_t i = 0; i < j && !seen; ++i) seen = box.upper[i] > 0 && spec.types[i].compute.at(spec.batch) == t_j;
+        if (seen) continue;
+        const std::int64_t k_2 = mn.k_2_of([&](std::size_t k) {
+            const double t_k = spec.types[k].compute.at(spec.batch);
+            return equal ? t_k <= t_j : t_k >= t_j;
+        });
+        const double cheap = spec.batch * static_cast<double>(k_2) / t_j;  // compute only: >= the bound below
+        if (cheap <= best) continue;
+        best = std::max(best, mn.per_replica_bound(t_j, k_2));
+    }
+    return best;
+}
+
+/// A global batch B: r <= B (s + 1) / combine(t, T_sync(K_1)), t the least compute time of a
+/// cluster of the box at the smallest local batch B / K_max; at least `best`.
+[[nodiscard]] inline double global_batch_upper_bound(const multi_node_box& mn, double best) noexcept {
+    const sync_box& box = mn.box;
+    const auto& spec = box.spec;
+    const std::int64_t k_max = mn.k_2_of([](std::size_t) { return true; });
+    if (k_max < mn.k_1) return best;
+    double t_c_lo = std::numeric_limits<double>::infinity();
+    const double local = spec.batch / static_cast<double>(k_max);
+    for (std::size_t k = 0; k < box.n_types; ++k)
+        if (box.upper[k] > 0) t_c_lo = std::min(t_c_lo, spec.types[k].compute.at(local));
+    if (spec.policy == batch_policy::equal) {  // the slowest present replica sets the step
+        for (std::size_t k = 0; k < box.n_types; ++k)
+            if (box.lower[k] > 0) t_c_lo = std::max(t_c_lo, spec.types[k].compute.at(local));
+    } else {
+        t_c_lo = box.inv_beta_hi > 0.0 ? spec.batch / box.inv_beta_hi : 0.0;
+    }
+    if (!std::isfinite(t_c_lo)) return best;  // an empty box
+    return std::max(best, spec.batch * box.steps / mn.combine(t_c_lo, mn.sync(mn.k_1)));
 }
 
 }  // namespace detail
@@ -195,104 +324,17 @@ inline double sync_cluster_throughput::samples_per_s_upper_bound(std::span<const
                                                                   std::span<const std::int32_t> upper,
                                                                   std::int64_t max_instances,
                                                                   std::int64_t min_instances) const noexcept {
-    const sync_cluster_throughput& m = *this;
-    const auto& spec = m.spec();
-    const double steps = static_cast<double>(spec.accumulation_steps) + 1.0;
-    const bool global = spec.basis == batch_basis::global;
-    const std::size_t n_types = std::min(lower.size(), spec.types.size());
-    std::int64_t n_lo = 0, k_lo = 0, free_instances = 0;
-    double inv_beta_hi = 0.0;
-    for (std::size_t k = 0; k < n_types; ++k) {
-        n_lo += lower[k];
-        k_lo += std::int64_t{lower[k]} * spec.types[k].gpus;
-        inv_beta_hi += static_cast<double>(upper[k]) * spec.types[k].gpus / spec.types[k].compute.per_sample_s;
-        free_instances += std::int64_t{upper[k]} - lower[k];
-    }
-    double best = 0.0;
-    if (n_lo <= 1 && min_instances <= 1) {  // one instance of type k: g_k replicas on one node, its speed exactly
-        for (std::size_t k = 0; k < n_types; ++k) {
-            if (!(upper[k] >= 1 && (n_lo == 0 || lower[k] == 1))) continue;
-            const auto& t = spec.types[k];
-            const double g = static_cast<double>(t.gpus);
-            const double local = global ? spec.batch / g : spec.batch;
-            const double sync1 = detail::sync_time_for_bound_s(spec, t.gpus, 1);
-            best = std::max(best, g * local * steps /
-                                      combine_step_time_s(t.compute.at(local), sync1, spec.network.gamma, spec.accumulation_steps));
-        }
-    }
-    const std::int64_t slots = std::max<std::int64_t>(0, std::min(max_instances - n_lo, free_instances));
-    if (max_instances < 2 || n_lo + slots < 2) return best;
+    const detail::sync_box box = detail::make_sync_box(spec(), lower, upper);
+    const double best = detail::one_instance_upper_bound(box, min_instances);
+    const std::int64_t slots = std::max<std::int64_t>(0, std::min(max_instances - box.n_lo, box.free_instances));
+    if (max_instances < 2 || box.n_lo + slots < 2) return best;
     // N >= 2 from here.
-    const auto sync = [&](std::int64_t replicas) {
-        return detail::sync_time_for_bound_s(spec, replicas, 2);
-    };
-    const auto combine = [&](double compute_s, double sync_s) {
-        return combine_step_time_s(compute_s, sync_s, spec.network.gamma, spec.accumulation_steps);
-    };
-    const std::int64_t k_1 =
-        std::max<std::int64_t>(detail::sync_replicas_lower_bound(m, lower, upper, std::max<std::int64_t>(min_instances, 2)), 2);
-    // K_2 over the types `in(k)` admits: the fixed GPUs plus the remaining slots, each at most the
-    // largest GPU count with room, and no more than the room's GPUs (B0').
-    const auto k_2_of = [&](const auto& in) {
-        std::int64_t room_gpus = 0, room_instances = 0, g_max = 0;
-        for (std::size_t k = 0; k < n_types; ++k) {
-            const std::int64_t room = std::int64_t{upper[k]} - lower[k];
-            if (room <= 0 || !in(k)) continue;
-            room_gpus += room * spec.types[k].gpus;
-            room_instances += room;
-            g_max = std::max<std::int64_t>(g_max, spec.types[k].gpus);
-        }
-        return k_lo + std::min(room_gpus, std::min(slots, room_instances) * g_max);
-    };
-    // The per-replica bound for t and K in [k_1, k_2] (needs n_lo + slots >= 2 on that side).
-    const auto per_replica_bound = [&](double t, std::int64_t k_2) {
-        if (k_2 < k_1) return 0.0;
-        const double k1 = static_cast<double>(k_1), k2 = static_cast<double>(k_2);
-        const double sync_per_replica = std::min(sync(k_1) / k1, sync(k_2) / k2);
-        return spec.batch * steps / combine(t / k2, sync_per_replica);
-    };
-    if (!global) {
-        // B8: j is the slowest present type (equal) or the fastest (balanced).
-        const bool equal = spec.policy == batch_policy::equal;
-        double fixed_slowest = 0.0, fixed_fastest = std::numeric_limits<double>::infinity();
-        for (std::size_t k = 0; k < n_types; ++k) {
-            if (lower[k] <= 0) continue;
-            fixed_slowest = std::max(fixed_slowest, spec.types[k].compute.at(spec.batch));
-            fixed_fastest = std::min(fixed_fastest, spec.types[k].compute.at(spec.batch));
-        }
-        for (std::size_t j = 0; j < n_types; ++j) {
-            if (upper[j] <= 0) continue;
-            const double t_j = spec.types[j].compute.at(spec.batch);
-            if (equal ? t_j < fixed_slowest : t_j > fixed_fastest) continue;  // a fixed type would be on the wrong side
-            bool seen = false;  // the same threshold twice gives the same bound
-            for (std::size_t i = 0; i < j && !seen; ++i) seen = upper[i] > 0 && spec.types[i].compute.at(spec.batch) == t_j;
-            if (seen) continue;
-            const std::int64_t k_2 = k_2_of([&](std::size_t k) {
-                const double t_k = spec.types[k].compute.at(spec.batch);
-                return equal ? t_k <= t_j : t_k >= t_j;
-            });
-            const double cheap = spec.batch * static_cast<double>(k_2) / t_j;  // compute only: >= the bound below
-            if (cheap <= best) continue;
-            best = std::max(best, per_replica_bound(t_j, k_2));
-        }
-        return best;
-    }
-    const std::int64_t k_max = k_2_of([](std::size_t) { return true; });
-    if (k_max < k_1) return best;
-    double t_c_lo = std::numeric_limits<double>::infinity();
-    const double local = spec.batch / static_cast<double>(k_max);
-    for (std::size_t k = 0; k < n_types; ++k)
-        if (upper[k] > 0) t_c_lo = std::min(t_c_lo, spec.types[k].compute.at(local));
-    if (spec.policy == batch_policy::equal) {  // the slowest present replica sets the step
-        for (std::size_t k = 0; k < n_types; ++k)
-            if (lower[k] > 0) t_c_lo = std::max(t_c_lo, spec.types[k].compute.at(local));
-    } else {
-        t_c_lo = inv_beta_hi > 0.0 ? spec.batch / inv_beta_hi : 0.0;
-    }
-    if (!std::isfinite(t_c_lo)) return best;  // an empty box
-    return std::max(best, spec.batch * steps / combine(t_c_lo, sync(k_1)));
+    const std::int64_t k_1 = std::max<std::int64_t>(
+        detail::sync_replicas_lower_bound(*this, lower, upper, std::max<std::int64_t>(min_instances, 2)), 2);
+    const detail::multi_node_box multi_node{.box = box, .slots = slots, .k_1 = k_1};
+    if (box.spec.basis != batch_basis::global) return detail::per_replica_batch_upper_bound(multi_node, best);
+    return detail::global_batch_upper_bound(multi_node, best);
 }
-
 
 static_assert(linearly_bounded_throughput_model<sync_cluster_throughput>);
 static_assert(box_bounded_throughput_model<sync_cluster_throughput>);

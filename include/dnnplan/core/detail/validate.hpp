@@ -3,10 +3,10 @@
 // value and the allowed range. Nothing is clamped.
 
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/core/detail/format.hpp>
 
 #include <array>
 #include <concepts>
-#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -21,18 +21,6 @@ namespace dnnplan::detail {
 [[nodiscard]] inline std::string field_prefix(std::string_view path) {
     return path.empty() ? std::string() : std::string(path) + ".";
 }
-
-/// Shortest text that reads back as the same double ("nan", "inf" for non-finite values).
-[[nodiscard]] inline std::string format_number(double value) {
-    if (std::isnan(value)) return "nan";
-    if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-    std::array<char, 64> buffer{};
-    const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    if (ec != std::errc{}) return "?";
-    return std::string(buffer.data(), end);
-}
-
-[[nodiscard]] inline std::string format_number(std::int64_t value) { return std::to_string(value); }
 
 inline void require_finite(std::string_view field, double value) {
     if (!std::isfinite(value)) throw invalid_input(std::string(field), format_number(value), "a finite number");
