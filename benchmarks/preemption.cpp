@@ -1,13 +1,13 @@
-// Preemption-aware planning (issue 12): Bamboo's simulation in trace mode with runs of steps in
+// Preemption-aware planning: Bamboo's simulation in trace mode with runs of steps in
 // closed form against the same simulation stepping one step at a time (the reference loop,
 // bamboo_options::closed_form_steps = false) on the same traces; a 2,000-seed row of Bamboo's
 // random mode; the resilience planner on the bundled problem of resilience_plan (GPT-2 on the p3
 // trace, q = 0.9, 200 start times); a checkpoint-restart interval choice. docs/performance.md has
-// the figures and compares them with Bamboo's Python simulator as issue 12 timed it.
+// the figures and compares them with the time of Bamboo's Python simulator.
 
 #include <dnnplan/io/bamboo_trace.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
-#include <dnnplan/preemption/checkpoint_restart.hpp>
+#include <dnnplan/solve/resilience_plan/checkpoint.hpp>
 #include <dnnplan/solve/resilience_plan/solve.hpp>
 
 #include <benchmark/benchmark.h>
@@ -29,25 +29,25 @@ const dnnplan::instance_trace& trace_named(int which) {
     return which == 0 ? p3 : g4dn;
 }
 
-/// Args: trace (0 p3, 1 g4dn), model (bamboo_model), closed form (1) or step by step (0).
+/// Args: trace (0 p3, 1 g4dn), workload (bamboo_workload), closed form (1) or step by step (0).
 void trace_mode(benchmark::State& state) {
     const auto& trace = trace_named(static_cast<int>(state.range(0)));
     dnnplan::bamboo_options options;
-    const auto model = static_cast<dnnplan::bamboo_model>(state.range(1));
-    options.model = dnnplan::bamboo_model_preset(model);
+    const auto workload = static_cast<dnnplan::bamboo_workload>(state.range(1));
+    options.workload = dnnplan::bamboo_workload_preset(workload);
     options.closed_form_steps = state.range(2) == 1;
     dnnplan::bamboo_run run;
     for (auto _ : state) {
         run = dnnplan::simulate_bamboo(trace, options);
         benchmark::DoNotOptimize(run);
     }
-    state.SetLabel(std::string(state.range(0) == 0 ? "p3 " : "g4dn ") + std::string(to_string(model)) +
+    state.SetLabel(std::string(state.range(0) == 0 ? "p3 " : "g4dn ") + std::string(to_string(workload)) +
                    (options.closed_form_steps ? " closed form" : " step by step"));
     state.counters["steps"] = static_cast<double>(run.steps);
     state.counters["closed_form_steps"] = static_cast<double>(run.closed_form_steps);
 }
 BENCHMARK(trace_mode)
-    ->ArgsProduct({{0, 1}, {static_cast<long>(dnnplan::bamboo_model::gpt2), static_cast<long>(dnnplan::bamboo_model::bert)}, {1, 0}})
+    ->ArgsProduct({{0, 1}, {static_cast<long>(dnnplan::bamboo_workload::gpt2), static_cast<long>(dnnplan::bamboo_workload::bert)}, {1, 0}})
     ->Unit(benchmark::kMicrosecond);
 
 /// Bamboo's random mode, GPT-2, removal probability 0.05 per hour, 12 h: seeds 1..2,000 per iteration.
@@ -69,7 +69,7 @@ BENCHMARK(random_mode_row)->Arg(2000)->Unit(benchmark::kMillisecond);
 /// resilience_plan's bundled problem (examples/data/resilience_gpt2_p3.json), built here.
 void resilience_planner(benchmark::State& state) {
     dnnplan::resilience_request request;
-    request.job = {.model = dnnplan::bamboo_model_preset(dnnplan::bamboo_model::gpt2),
+    request.job = {.workload = dnnplan::bamboo_workload_preset(dnnplan::bamboo_workload::gpt2),
                    .work_samples = 200'000,
                    .deadline_h = 6.0,
                    .probability = 0.9,
@@ -96,8 +96,8 @@ BENCHMARK(resilience_planner)->Arg(200)->Unit(benchmark::kMillisecond);
 /// The interval of greatest P(T <= D) for a 10 h job (checkpoint 6 min, restart 12 min, 0.1
 /// preemptions per hour, deadline 14 h).
 void checkpoint_interval(benchmark::State& state) {
-    dnnplan::checkpoint_request request{.work_h = 10.0, .checkpoint_h = 0.1, .restart_h = 0.2, .preemptions_per_h = 0.1,
-                                        .deadline_h = 14.0};
+    dnnplan::checkpoint_request request{.work_h = 10.0, .checkpoint_h = 0.1, .restart_h = 0.2,
+                                        .preemption = dnnplan::poisson_preemption{.rate_per_instance_h = 0.1}, .deadline_h = 14.0};
     request.options.objective = dnnplan::checkpoint_objective::max_deadline_probability;
     dnnplan::checkpoint_result result;
     for (auto _ : state) {

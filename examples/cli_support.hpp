@@ -174,10 +174,18 @@ auto on_input(const std::string& what, F&& f) {
     }
 }
 
-/// `value` with `digits` significant digits (printf's %g): the figures of the programs' tables.
+/// The programs' one number formatter for tables and notes. `value` with `digits` significant
+/// digits (printf's %g) ...
 [[nodiscard]] inline std::string format(double value, int digits = 6) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    return buffer;
+}
+
+/// ... or with `digits` digits after the point (printf's %f): money, rates, hours.
+[[nodiscard]] inline std::string fixed(double value, int digits) {
+    char buffer[400];  // %f of the largest double: 309 digits before the point
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
     return buffer;
 }
 

@@ -6,20 +6,23 @@
 //                          --worker-usd-per-h X --ps-usd-per-h Y [--trial-s S] [--policy model|dlrover]
 //   elastic_advisor compare [--measurements FILE.json] --work-steps N [--trial-s S]
 //
-// replay: the replay harness (solve/elastic_advisor/replay.hpp) on a table of measured speeds per configuration
+// replay: the replay harness (solve/elastic_advisor/replay.hpp) with a policy
+// (solve/elastic_advisor/policies.hpp) on a table of measured speeds per configuration
 // (io/elastic_advisor_json.hpp; without --measurements the bundled ICAC'19 V100 table,
 // examples/data/elastic_icac19_v100.json): the trials, the final configuration, the time, the cost
 // and whether the deadline was met; the text form also gives the best configuration chosen with
 // hindsight. advise: reads runtime records as JSON lines on stdin and prints, after each, one plan
-// as a JSON line (flushed): the model advisor's (solve/elastic_advisor/advisor.hpp) over the configurations
-// 1..P PS x 1..W workers, or DLRover's running-stage plan (solve/elastic_advisor/dlrover_local.hpp; the records
-// need their nodes). Malformed input: one line on stderr naming the field, exit 2 (advise stops at
-// the first malformed line; the plans of the lines before it have been printed). compare: both
-// policies replayed side by side against the best configuration with hindsight, without a
-// deadline and with deadlines of 1.1, 1.25, 1.5, 2, 3 and 5 x the fastest configuration's time (the
-// table of docs/solvers/elastic_advisor.md).
+// as a JSON line (flushed): the model advisor's (solve/elastic_advisor/advisor.hpp) over the
+// configurations 1..P PS x 1..W workers, with its status (the plan, else the best effort it would
+// run: result.plan_to_run()), or DLRover's running-stage plan (solve/elastic_advisor/dlrover_local.hpp;
+// the records need their nodes). Malformed input: one line on stderr naming the field, exit 2
+// (advise stops at the first malformed line; the plans of the lines before it have been printed).
+// compare: both policies replayed side by side against the best configuration with hindsight,
+// without a deadline and with deadlines of 1.1, 1.25, 1.5, 2, 3 and 5 x the fastest
+// configuration's time (the table of docs/solvers/elastic_advisor.md).
 
 #include <dnnplan/io/elastic_advisor_json.hpp>
+#include <dnnplan/solve/elastic_advisor/policies.hpp>
 
 #include <dnnplan_examples/bundled_data.hpp>
 
@@ -144,6 +147,7 @@ int advise(int argc, char** argv) {
     require_flag(ps_usd, "--ps-usd-per-h");
     const policy_kind kind = policy_named(policy);
     if (*max_ps < 1 || *max_workers < 1) throw command_line_error{"--max-ps and --max-workers must be >= 1"};
+    if (deadline && !(*deadline > 0.0)) throw command_line_error{"--deadline-s must be > 0 (from the job's start)"};
     dnnplan::advise_setup setup{.job = {.gpu = "worker", .remaining_steps = *work, .deadline_s = deadline,
                                         .worker_usd_per_h = *worker_usd, .ps_usd_per_h = *ps_usd}};
     for (std::int32_t p = 1; p <= *max_ps; ++p)
@@ -166,12 +170,15 @@ int advise(int argc, char** argv) {
             nlohmann::ordered_json j;
             j["policy"] = "model";
             j["status"] = std::string(to_string(r.status));
-            j["ps"] = r.plan->ps;
-            j["workers"] = r.plan->workers;
-            j["action"] = std::string(to_string(r.plan->action));
-            j["why"] = r.plan->why;
-            // Null while nothing is measured (the objective is then the first trial's own cost).
-            j["predicted_cost_usd"] = r.details.model_fitted ? nlohmann::ordered_json(*r.objective_value) : nlohmann::ordered_json();
+            const dnnplan::elastic_plan& plan = *r.plan_to_run();  // best_effort when no plan meets the deadline
+            j["ps"] = plan.ps;
+            j["workers"] = plan.workers;
+            j["action"] = std::string(to_string(plan.action));
+            j["why"] = plan.why;
+            // Null while nothing is measured (the objective is then the first trial's own cost), and
+            // for a best_effort plan (it has no objective value: it misses the deadline).
+            j["predicted_cost_usd"] = r.details.model_fitted && r.objective_value ? nlohmann::ordered_json(*r.objective_value)
+                                                                                  : nlohmann::ordered_json();
             j["ps_bottleneck"] = r.details.ps_bottleneck;
             std::cout << j.dump() << std::endl;  // one line per record, flushed
         } else {

@@ -1,7 +1,8 @@
 # Runs elastic_advisor and checks its command-line contract: replay on the bundled and the K80
-# ICAC'19 tables with both policies, advise on runtime records from stdin (both policies), and
-# every malformed input the issue names (unknown keys, a negative speed, a configuration listed
-# twice, a record out of time order).
+# ICAC'19 tables with both policies, advise on runtime records from stdin (both policies), the fuzz
+# finding of tests/fixtures/fuzz_findings on records, and every malformed input of
+# docs/solvers/elastic_advisor.md (unknown keys, a negative speed, a configuration listed twice, a
+# record out of time order).
 # cmake -DPROGRAM=<elastic_advisor> -DFIXTURES=<tests/fixtures/elastic> -P elastic_advisor_cli_test.cmake
 
 include("${CMAKE_CURRENT_LIST_DIR}/cli_support.cmake")
@@ -65,6 +66,23 @@ expect("advise --policy dlrover: exit code ${code}" code EQUAL 0)
 string(JSON workers GET "${out}" groups worker count)
 # PS at 2 / 8 = 0.25 of its request: DLRover's worker plan, 2 x 0.9 / 0.25 = 7.2 -> 7.
 expect("advise --policy dlrover: ${workers} workers, expected 7" workers EQUAL 7)
+
+# The fuzz finding elastic_records-15-infeasible-with-plan (tests/fixtures/fuzz_findings/README.md):
+# one record, (2, 2) at 5 steps/s, against a deadline that needs 40. It printed status infeasible
+# with a plan; now infeasible, and the line is the best effort it would run: commit to the fastest,
+# (2, 8), no predicted cost (tests/solve/elastic_advisor/runtime_records.cpp replays it in the library).
+advise_with("${FIXTURES}/../fuzz_findings/elastic_records-15-infeasible-with-plan.jsonl"
+            --work-steps 64000 --deadline-s 1600 --max-ps 2 --max-workers 8 --worker-usd-per-h 0.861 --ps-usd-per-h 0.1429)
+expect("advise (elastic_records-15-infeasible-with-plan): exit code ${code}" code EQUAL 0)
+string(JSON status GET "${out}" status)
+string(JSON ps GET "${out}" ps)
+string(JSON workers GET "${out}" workers)
+string(JSON action GET "${out}" action)
+string(JSON cost_type TYPE "${out}" predicted_cost_usd)
+expect("advise (elastic_records-15-infeasible-with-plan): status ${status}, expected infeasible" status STREQUAL "infeasible")
+expect("advise (elastic_records-15-infeasible-with-plan): ${action} (${ps}, ${workers}), expected commit (2, 8)"
+       action STREQUAL "commit" AND ps EQUAL 2 AND workers EQUAL 8)
+expect("advise (elastic_records-15-infeasible-with-plan): predicted_cost_usd ${cost_type}, expected NULL" cost_type STREQUAL "NULL")
 
 # ---- malformed input --------------------------------------------------------------------------------
 file(WRITE "${work}/unknown-key.json" "{\"gpu\": \"g\", \"worker_usd_per_h\": 1, \"ps_usd_per_h\": 0.1, \"speed\": 1, \"measured\": []}")

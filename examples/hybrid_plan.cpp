@@ -7,7 +7,8 @@
 // (examples/data/vgg16.txt, 128 samples); without --containers the bundled V100 catalog
 // (examples/data/containers.json, prices and their sources in examples/data/README.md). Prints
 // the chosen configuration and its throughput, price and samples per dollar next to pure data
-// parallelism on the same containers; --json prints only a JSON object; --svg draws the 1F1B
+// parallelism on the same containers (without a plan: the reason, and the best-effort plan that
+// misses the goal when there is one); --json prints only a JSON object; --svg draws the 1F1B
 // schedule of one minibatch. A malformed file or command line: one line on stderr, exit 2.
 
 #include <dnnplan/io/hybrid_plan_json.hpp>
@@ -41,6 +42,7 @@ constexpr std::string_view usage =
     "[--svg OUT.svg]";
 
 using dnnplan_examples::command_line_error;
+using dnnplan_examples::fixed;
 
 struct arguments {
     std::optional<std::string> profile_file;  // none: the bundled vgg16
@@ -82,14 +84,6 @@ arguments parse_arguments(int argc, char** argv) {
     if (args.options.objective == dnnplan::objective_kind::min_cost && !(args.options.target_samples_per_s > 0))
         throw command_line_error{"--objective usd-per-h needs --target SAMPLES_PER_S"};
     return args;
-}
-
-std::string fixed(double value, int digits) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(digits);
-    out << value;
-    return out.str();
 }
 
 // ---- the schedule picture --------------------------------------------------------------------
@@ -179,6 +173,15 @@ std::string describe(const dnnplan::hybrid_result& r, const std::function<std::s
     return r.plan ? f(*r.plan) : std::string("-");
 }
 
+/// "no hybrid plan: <reason>", and the plan it would run anyway (best_effort) when it has one.
+void print_no_plan(const char* what, const dnnplan::hybrid_result& r) {
+    std::printf("\nno %s plan: %s\n", what, r.reason.c_str());
+    if (!r.best_effort) return;
+    const dnnplan::hybrid_plan& p = *r.best_effort;
+    std::printf("  best effort (misses the goal): %d x %s, workers %d, stages %zu, %s samples/s, %s USD/h\n", p.containers,
+                p.container.c_str(), p.workers, p.stages.size(), fixed(p.samples_per_s, 1).c_str(), fixed(p.usd_per_h, 2).c_str());
+}
+
 void print_table(const arguments& args, const dnnplan::layer_graph& graph, std::size_t states,
                  const dnnplan::hybrid_result& hybrid, const dnnplan::hybrid_result& data_parallel) {
     std::printf("profile: %s, %zu layers (%zu states), profiled at %g samples\n",
@@ -192,6 +195,8 @@ void print_table(const arguments& args, const dnnplan::layer_graph& graph, std::
     std::printf("\n\n");
     print_column_pair("", "hybrid (pipeline + DP)", "pure data parallelism");
     print_column_pair("status", std::string(to_string(hybrid.status)), std::string(to_string(data_parallel.status)));
+    if (hybrid.limit != dnnplan::search_limit::none || data_parallel.limit != dnnplan::search_limit::none)
+        print_column_pair("limit", std::string(to_string(hybrid.limit)), std::string(to_string(data_parallel.limit)));
     using plan = dnnplan::hybrid_plan;
     const auto row = [&](const char* label, const std::function<std::string(const plan&)>& f) {
         print_column_pair(label, describe(hybrid, f), describe(data_parallel, f));
@@ -215,7 +220,7 @@ void print_table(const arguments& args, const dnnplan::layer_graph& graph, std::
     row("price", [](const plan& p) { return fixed(p.usd_per_h, 2) + " USD/h"; });
     row("samples per USD", [](const plan& p) { return fixed(p.samples_per_usd, 0); });
     if (!hybrid.plan) {
-        std::printf("\nno hybrid plan: %s\n", hybrid.reason.c_str());
+        print_no_plan("hybrid", hybrid);
         return;
     }
     if (data_parallel.plan)
@@ -223,7 +228,7 @@ void print_table(const arguments& args, const dnnplan::layer_graph& graph, std::
                     hybrid.plan->samples_per_s / data_parallel.plan->samples_per_s,
                     hybrid.plan->samples_per_usd / data_parallel.plan->samples_per_usd);
     else
-        std::printf("\nno data-parallel plan: %s\n", data_parallel.reason.c_str());
+        print_no_plan("data-parallel", data_parallel);
     std::printf("\nstages of the hybrid plan (per micro-batch and replica; memory per GPU):\n");
     std::printf("  %-5s %-10s %-16s %8s %11s %11s %12s %11s %9s\n", "stage", "states", "layers", "replicas", "compute ms",
                 "transfer ms", "allreduce ms", "stage ms", "memory GB");

@@ -40,7 +40,7 @@ expect("--svg: not closed" NOT closed EQUAL -1)
 
 # Every line of text ends inside the picture: its x plus its width at the font's size (a
 # generous 6.2 px per character at 11 px, scaled for other sizes) is at most the picture's width.
-# (The subtitle ran past the right edge before: issue 10.)
+# (The subtitle ran past the right edge before.)
 string(REGEX MATCH "<svg [^>]*width=\"([0-9.]+)\"" svg_tag "${drawing}")
 set(picture_width "${CMAKE_MATCH_1}")
 string(REGEX MATCHALL "<text x=\"[0-9.]+\"[^>]*>[^<]*</text>" texts "${drawing}")
@@ -69,14 +69,27 @@ string(JSON container GET "${out}" hybrid plan container)
 expect("files: status ${status}" status STREQUAL "optimal")
 expect("files: container ${container}" container STREQUAL "small" OR container STREQUAL "large")
 
-# A budget below one container: status infeasible with the reason, exit 0.
+# A budget below one container: status infeasible with the reason, exit 0; no plan, and the
+# cheapest plan (over the budget) as best_effort.
 run(--objective samples-per-s --budget 1 --json)
 expect("budget: exit code ${code}" code EQUAL 0)
 string(JSON status GET "${out}" hybrid status)
+string(JSON limit GET "${out}" hybrid limit)
 string(JSON reason GET "${out}" hybrid reason)
+string(JSON plan TYPE "${out}" hybrid plan)
+string(JSON effort_price GET "${out}" hybrid best_effort usd_per_h)
+string(JSON effort_workers GET "${out}" hybrid best_effort workers)
 expect("budget: status ${status}" status STREQUAL "infeasible")
+expect("budget: limit ${limit}" limit STREQUAL "none")
+expect("budget: a plan ${plan}" plan STREQUAL "NULL")
 string(FIND "${reason}" "over the budget" at)
 expect("budget: reason \"${reason}\"" NOT at EQUAL -1)
+expect("budget: best_effort at ${effort_price} USD/h on ${effort_workers} workers, expected one GPU over 1 USD/h"
+       effort_price GREATER 1 AND effort_workers EQUAL 1)
+run(--objective samples-per-s --budget 1)
+expect("budget table: exit code ${code}" code EQUAL 0)
+expect_printed("budget table" "no hybrid plan: the cheapest plan costs"
+               "best effort (misses the goal): 1 x v100x1, workers 1, stages 1, 190.3 samples/s, 3.06 USD/h")
 
 # Malformed command lines and files: one line on stderr, exit 2, nothing on stdout.
 expect_malformed("--colour" "--max-workers;x" "--max-workers;0" "--objective;fastest" "--objective;usd-per-h"

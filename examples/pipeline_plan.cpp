@@ -4,8 +4,9 @@
 //
 // A drop-in for PipeDream's optimizer command line (optimizer_graph_hierarchical.py): the same
 // flags and defaults (-b 1e9, -s 16e9), the same partition. Prints the stages and the predicted
-// time per minibatch; with --json only a JSON object. A malformed file or command line: one line
-// on stderr naming the problem, exit 2.
+// time per minibatch (without a partition, why: none exists, or the limit that stopped the search);
+// with --json only a JSON object. A malformed file or command line: one line on stderr naming the
+// problem, exit 2.
 
 #include <dnnplan/io/pipeline_plan_json.hpp>
 #include <dnnplan/io/pipedream_graph.hpp>
@@ -70,7 +71,10 @@ int run(int argc, char** argv) {
     }
     std::cout << "Total number of states: " << r.details.num_states << '\n';
     if (!r.plan) {
-        std::cout << "No partition satisfies the constraints.\n";
+        if (r.limit != dnnplan::search_limit::none)  // a budget stopped it: nothing is proven
+            std::cout << "No partition found, limit: " << to_string(r.limit) << " (" << r.reason << ").\n";
+        else
+            std::cout << "No partition satisfies the constraints.\n";
         return 0;
     }
     std::cout << "(Split start, split end) / compute time taken per stage / replication factor per stage:\n";

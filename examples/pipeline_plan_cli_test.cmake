@@ -22,6 +22,18 @@ run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --activation-compression-rati
 string(FIND "${out}" "Time per stage in pipeline: 0.205520896" at)
 expect("vgg16: no time line in the table" NOT at EQUAL -1)
 
+# Tables over the default node budget (40 states x 300,000 machines, with transfers: the general
+# solver): no partition found, the limit and the reason printed, exit 0; status no_plan_found.
+run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 300000 --activation-compression-ratio 1)
+expect("node budget: exit code ${code}" code EQUAL 0)
+expect_printed("node budget" "No partition found, limit: nodes (the partition of 40 states needs tables of")
+run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 300000 --activation-compression-ratio 1 --json)
+string(JSON status GET "${out}" status)
+string(JSON limit GET "${out}" limit)
+string(JSON plan TYPE "${out}" plan)
+expect("node budget --json: status ${status}, limit ${limit}, plan ${plan}"
+       status STREQUAL "no_plan_found" AND limit STREQUAL "nodes" AND plan STREQUAL "NULL")
+
 # Malformed command lines and files: one line on stderr, exit 2, nothing on stdout.
 expect_malformed("-n;4" "--pipedream-graph;${FIXTURES}/vgg16.txt" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;four"
                  "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;--colour" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;-b;-1"

@@ -1,7 +1,8 @@
 // resilience_plan: training on preemptible instances (docs/solvers/resilience_plan.md).
 //
-//   resilience_plan simulate --trace FILE --model NAME [--json]
-//   resilience_plan simulate --removal-probability P --seeds A-B --model NAME [--json]
+//   resilience_plan simulate --trace FILE --workload NAME [--target-steps N] [--duration-h H] [--json]
+//   resilience_plan simulate --removal-probability P --seeds A-B --workload NAME [--target-steps N]
+//                            [--duration-h H] [--json]
 //   resilience_plan checkpoint --work-h W --interval-h TAU --checkpoint-h DELTA --restart-h R
 //                              --preemptions-per-h LAMBDA --deadline-h D [--json]
 //   resilience_plan plan [PROBLEM.json] [--json] [--svg FILE]
@@ -9,8 +10,10 @@
 // simulate: Bamboo's simulation of redundant computation (preemption/bamboo_simulator.hpp) on a
 // trace (Bamboo's CSV) or in Bamboo's random mode over a range of seeds (means, 95% intervals of
 // the means, and every seed's run), with Bamboo's defaults (12 h, 0.91 USD/h spot and 3.06 USD/h
-// on-demand per instance). checkpoint: checkpoint-restart at a given interval
-// (preemption/checkpoint_restart.hpp): E[T], P(T <= D), Young's and Daly's intervals. plan: the
+// on-demand per instance), up to --target-steps and --duration-h when given. --model NAME is the
+// deprecated spelling of --workload NAME (dnnplan 0.1; still read). checkpoint: checkpoint-restart
+// at a given interval (solve/resilience_plan/checkpoint.hpp, Poisson preemptions): E[T],
+// P(T <= D), Young's and Daly's intervals. plan: the
 // resilience planner on a problem file (io/resilience_plan_json.hpp; an offer's preemption may be
 // {"trace_csv": FILE}, a Bamboo trace read relative to the problem file) or on the bundled one
 // (GPT-2 on Bamboo's p3 trace, q = 0.9); --svg draws each strategy's expected cost against its
@@ -20,7 +23,7 @@
 #include <dnnplan/io/resilience_plan_json.hpp>
 #include <dnnplan/preemption/bamboo_seeds.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
-#include <dnnplan/preemption/checkpoint_restart.hpp>
+#include <dnnplan/solve/resilience_plan/checkpoint.hpp>
 #include <dnnplan/solve/resilience_plan/solve.hpp>
 
 #include <dnnplan_examples/bundled_data.hpp>
@@ -49,17 +52,19 @@ using namespace dnnplan_examples;
 constexpr std::string_view usage = "usage: resilience_plan simulate|checkpoint|plan ... (resilience_plan --help: every form)";
 
 constexpr std::string_view forms =
-    "usage: resilience_plan simulate --trace FILE --model gpt2|bert|resnet|gnmt|vgg|alexnet [--json]\n"
-    "       resilience_plan simulate --removal-probability P --seeds A-B --model NAME [--json]\n"
+    "usage: resilience_plan simulate --trace FILE --workload gpt2|bert|resnet|gnmt|vgg|alexnet [--target-steps N]\n"
+    "                                [--duration-h H] [--json]\n"
+    "       resilience_plan simulate --removal-probability P --seeds A-B --workload NAME [--target-steps N]\n"
+    "                                [--duration-h H] [--json]\n"
     "       resilience_plan checkpoint --work-h W --interval-h TAU --checkpoint-h DELTA --restart-h R\n"
     "                                  --preemptions-per-h LAMBDA --deadline-h D [--json]\n"
     "       resilience_plan plan [PROBLEM.json] [--json] [--svg FILE]";
 
-dnnplan::bamboo_model model_named(std::string_view name) {
+dnnplan::bamboo_workload workload_named(std::string_view flag, std::string_view name) {
     try {
-        return dnnplan::parse_enum<dnnplan::bamboo_model>(name, "--model");
+        return dnnplan::parse_enum<dnnplan::bamboo_workload>(name, flag);
     } catch (const dnnplan::invalid_input& e) {
-        throw command_line_error{std::string("--model ") + std::string(name) + ": expected " + e.expected()};
+        throw command_line_error{std::string(flag) + " " + std::string(name) + ": expected " + e.expected()};
     }
 }
 
@@ -107,16 +112,38 @@ std::pair<std::uint64_t, std::uint64_t> seed_range(std::string_view text) {
     return {a, b};
 }
 
-int simulate(int argc, char** argv) {
-    std::optional<std::string> trace_file, model, seeds;
-    std::optional<double> removal;
-    bool json = false;
-    (void)parse_command_line({text_flag("--trace", trace_file), text_flag("--model", model), text_flag("--seeds", seeds),
-                              number_flag("--removal-probability", removal), switch_flag("--json", json)},
-                             argc, argv, 2);
-    if (!model) throw command_line_error{"simulate needs --model"};
+/// The simulation's options: the workload named by --workload (or its deprecated spelling --model),
+/// with Bamboo's defaults unless --target-steps or --duration-h say otherwise.
+dnnplan::bamboo_options simulation_options(const std::optional<std::string>& workload, const std::optional<std::string>& old_flag,
+                                           const std::optional<std::int64_t>& target_steps, const std::optional<double>& duration_h) {
+    if (workload && old_flag) throw command_line_error{"--model is the deprecated spelling of --workload: give one of them"};
+    if (!workload && !old_flag) throw command_line_error{"simulate needs --workload"};
     dnnplan::bamboo_options options;
-    options.model = dnnplan::bamboo_model_preset(model_named(*model));
+    options.workload = workload ? dnnplan::bamboo_workload_preset(workload_named("--workload", *workload))
+                                : dnnplan::bamboo_workload_preset(workload_named("--model", *old_flag));
+    if (target_steps) {
+        if (*target_steps < 1) throw command_line_error{"--target-steps " + std::to_string(*target_steps) + ": expected an integer >= 1"};
+        options.target_steps = *target_steps;
+    }
+    if (duration_h) {
+        if (!(*duration_h >= 0.0 && *duration_h <= 1e9))
+            throw command_line_error{"--duration-h " + format(*duration_h) + ": expected a number of hours in [0, 1e9]"};
+        options.duration_ms = std::llround(*duration_h * 3.6e6);
+    }
+    return options;
+}
+
+int simulate(int argc, char** argv) {
+    std::optional<std::string> trace_file, workload, old_flag, seeds;
+    std::optional<double> removal, duration_h;
+    std::optional<std::int64_t> target_steps;
+    bool json = false;
+    (void)parse_command_line({text_flag("--trace", trace_file), text_flag("--workload", workload), text_flag("--model", old_flag),
+                              text_flag("--seeds", seeds), number_flag("--removal-probability", removal),
+                              number_flag("--target-steps", target_steps), number_flag("--duration-h", duration_h),
+                              switch_flag("--json", json)},
+                             argc, argv, 2);
+    const dnnplan::bamboo_options options = simulation_options(workload, old_flag, target_steps, duration_h);
     if (trace_file) {
         if (removal || seeds) throw command_line_error{"--trace does not go with --removal-probability or --seeds"};
         const auto trace = read_input(*trace_file, [](std::istream& in) { return dnnplan::parse_instance_trace(in); });
@@ -129,7 +156,7 @@ int simulate(int argc, char** argv) {
     if (!(*removal >= 0.0 && *removal <= 1.0))
         throw command_line_error{"--removal-probability " + format(*removal) + ": expected a probability in [0, 1]"};
     const auto [first, last] = seed_range(*seeds);
-    const dnnplan::bamboo_random_options random{.capacity = options.model.random_capacity, .removal_probability = *removal};
+    const dnnplan::bamboo_random_options random{.capacity = options.workload.random_capacity, .removal_probability = *removal};
     const dnnplan::bamboo_seed_summary summary = dnnplan::simulate_bamboo_seeds(random, first, last, options);
     if (json) {
         nlohmann::ordered_json out, mean, interval;
@@ -139,7 +166,7 @@ int simulate(int argc, char** argv) {
             mean[key] = optional_number(s.mean);
             interval[key] = s.lower ? nlohmann::ordered_json{*s.lower, *s.upper} : nlohmann::ordered_json();
         }
-        out["model"] = options.model.name;
+        out["workload"] = options.workload.name;
         out["removal_probability"] = *removal;
         out["seeds"] = {first, last};
         out["runs"] = summary.runs.size();
@@ -158,7 +185,7 @@ int simulate(int argc, char** argv) {
         std::cout << out.dump(2) << '\n';
         return 0;
     }
-    std::cout << options.model.name << ", removal probability " << format(*removal) << " per hour, seeds " << first << "-" << last
+    std::cout << options.workload.name << ", removal probability " << format(*removal) << " per hour, seeds " << first << "-" << last
               << ": " << summary.completed << " of " << summary.runs.size() << " runs completed\n";
     if (summary.completed == 0) return 0;
     std::cout << "figure                    mean        95% interval of the mean\n";
@@ -186,19 +213,24 @@ int checkpoint(int argc, char** argv) {
         {"--restart-h", &restart}, {"--preemptions-per-h", &rate}, {"--deadline-h", &deadline}};
     for (const auto& [flag_name, value] : required)
         if (!*value) throw command_line_error{"checkpoint needs " + std::string(flag_name)};
+    // One instance preempted as a Poisson process at LAMBDA per hour: the job's rate.
     const dnnplan::checkpoint_request request{.work_h = *work, .checkpoint_h = *delta, .restart_h = *restart,
-                                              .preemptions_per_h = *rate, .deadline_h = *deadline, .interval_h = *interval};
+                                              .preemption = dnnplan::poisson_preemption{.rate_per_instance_h = *rate},
+                                              .deadline_h = *deadline, .interval_h = *interval};
     dnnplan::checkpoint_result r;
     try {
         r = dnnplan::solve(request);
     } catch (const dnnplan::invalid_input& e) {
         // The library names the request's member; the user typed the flag.
-        std::string flag_name = "--" + e.field();
+        std::string flag_name = e.field() == "preemption.rate_per_instance_h" ? "--preemptions-per-h" : "--" + e.field();
         std::replace(flag_name.begin(), flag_name.end(), '_', '-');
         throw command_line_error{flag_name + " " + e.value() + ": expected " + e.expected()};
     }
     if (json) {
         nlohmann::ordered_json out;
+        out["status"] = std::string(to_string(r.status));
+        out["reason"] = r.reason;
+        out["note"] = r.details.note;
         out["expected_h"] = r.plan && std::isfinite(r.plan->expected_h) ? nlohmann::ordered_json(r.plan->expected_h) : nlohmann::ordered_json();
         out["p_meet_deadline"] = r.plan ? nlohmann::ordered_json(r.plan->p_meet_deadline) : nlohmann::ordered_json();
         out["p_error_bound"] = r.plan ? nlohmann::ordered_json(r.plan->p_error_bound) : nlohmann::ordered_json();
@@ -367,7 +399,7 @@ int plan(int argc, char** argv) {
         std::cout << dnnplan::to_json_text(r) << '\n';
         return 0;
     }
-    std::cout << "job: " << request.job.model.name << ", " << format(request.job.work_samples) << " samples by "
+    std::cout << "job: " << request.job.workload.name << ", " << format(request.job.work_samples) << " samples by "
               << format(request.job.deadline_h) << " h with probability >= " << format(request.job.probability) << "\n"
               << "status: " << to_string(r.status) << ": " << r.reason << "\n\n";
     std::printf("%-22s %-12s %4s %4s  %-17s %-9s %-20s %-9s %-22s\n", "strategy", "offer", "inst", "pipe", "P(T <= D)",
@@ -384,6 +416,9 @@ int plan(int argc, char** argv) {
         std::cout << '\n';
     } else {
         std::cout << "\nno plan: the best probability reached is " << format(r.details.best_probability, 4) << '\n';
+        if (r.best_effort)
+            std::cout << "best effort: " << to_string(r.best_effort->strategy) << " on " << r.best_effort->offer << ", "
+                      << r.best_effort->instances << " instances, P(T <= D) = " << format(r.best_effort->p_meet_deadline, 4) << '\n';
     }
     std::cout << r.details.simulations << " simulations, " << format(r.counters.elapsed_s, 3) << " s\n";
     return 0;

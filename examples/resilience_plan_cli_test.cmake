@@ -1,6 +1,7 @@
 # Runs resilience_plan and checks its command-line contract: simulate on a trace (Bamboo's worked
-# example) and in random mode (Bamboo's seeds), checkpoint, plan on the bundled problem and on a
-# file (with its SVG), a q nothing meets, and malformed input.
+# example) and in random mode (Bamboo's seeds), with a target of steps and a duration, and under the
+# deprecated --model; checkpoint; plan on the bundled problem and on a file (with its SVG, and with
+# the deprecated key "model"), a deadline nothing can meet, and malformed input.
 # cmake -DPROGRAM=<resilience_plan> -DFIXTURES=<tests/fixtures> -P resilience_plan_cli_test.cmake
 
 include("${CMAKE_CURRENT_LIST_DIR}/cli_support.cmake")
@@ -8,7 +9,7 @@ set(work "${CMAKE_CURRENT_BINARY_DIR}/resilience_plan_cli")
 file(MAKE_DIRECTORY "${work}")
 
 # ---- simulate --trace: Bamboo's worked example, GPT-2 on the p3 trace --------------------------
-run(simulate --trace "${FIXTURES}/bamboo/p3-trace.csv" --model gpt2 --json)
+run(simulate --trace "${FIXTURES}/bamboo/p3-trace.csv" --workload gpt2 --json)
 expect("simulate --trace: exit code ${code}" code EQUAL 0)
 string(JSON preemptions GET "${out}" preemptions)
 string(JSON fatal GET "${out}" fatal_failures)
@@ -24,12 +25,33 @@ foreach(key average_instances samples_per_s value on_demand_samples_per_s on_dem
     string(JSON type ERROR_VARIABLE missing TYPE "${out}" ${key})
     expect("simulate --trace --json: no key ${key}" NOT missing)
 endforeach()
-run(simulate --trace "${FIXTURES}/bamboo/g4dn-trace.csv" --model vgg)
+run(simulate --trace "${FIXTURES}/bamboo/g4dn-trace.csv" --workload vgg)
 expect("simulate --trace (text): exit code ${code}" code EQUAL 0)
 expect_printed("simulate --trace (text)" "status: completed" "preemptions:       74" "fatal failures:    3" "steps:             5991")
+# --model: the deprecated spelling of --workload, the same run.
+run(simulate --trace "${FIXTURES}/bamboo/g4dn-trace.csv" --model vgg)
+expect("simulate --model (deprecated): exit code ${code}" code EQUAL 0)
+expect_printed("simulate --model (deprecated)" "preemptions:       74" "steps:             5991")
+
+# ---- simulate with a target of steps and a duration ----------------------------------------------
+run(simulate --trace "${FIXTURES}/bamboo/p3-trace.csv" --workload gpt2 --target-steps 1000 --json)
+expect("simulate --target-steps: exit code ${code}" code EQUAL 0)
+string(JSON steps GET "${out}" steps)
+expect("simulate --target-steps 1000: ${steps} steps" steps EQUAL 1000)
+run(simulate --trace "${FIXTURES}/bamboo/p3-trace.csv" --workload gpt2 --duration-h 2 --json)
+expect("simulate --duration-h: exit code ${code}" code EQUAL 0)
+string(JSON steps GET "${out}" steps)
+expect("simulate --duration-h 2: ${steps} steps, expected some but fewer than in 12 h (30143)" steps GREATER 0 AND steps LESS 30143)
+# Bamboo's random-mode table: runs of 22,194 steps (seed 1 makes 33,761 in 12 h, so it gets there).
+run(simulate --removal-probability 0.05 --seeds 1-2 --workload gpt2 --target-steps 22194 --duration-h 24 --json)
+expect("simulate random --target-steps: exit code ${code}" code EQUAL 0)
+string(JSON steps1 GET "${out}" per_seed 0 steps)
+string(JSON mean GET "${out}" mean steps)
+expect("simulate random --target-steps 22194: seed 1 ran ${steps1} steps" steps1 EQUAL 22194)
+expect("simulate random --target-steps 22194: mean ${mean} steps" mean EQUAL 22194)
 
 # ---- simulate in random mode: Bamboo's seeds 1-3 -------------------------------------------------
-run(simulate --removal-probability 0.05 --seeds 1-3 --model gpt2 --json)
+run(simulate --removal-probability 0.05 --seeds 1-3 --workload gpt2 --json)
 expect("simulate random: exit code ${code}" code EQUAL 0)
 string(JSON runs GET "${out}" runs)
 string(JSON seed1 GET "${out}" per_seed 0 preemptions)
@@ -42,7 +64,7 @@ expect("simulate random: seed 1 has ${seed1} preemptions and ${steps1} steps, ex
        seed1 EQUAL 26 AND steps1 EQUAL 33761)
 expect("simulate random: mean ${mean} preemptions, expected 28 (26, 29, 29)" mean EQUAL 28)
 expect("simulate random: interval [${lower}, ${upper}] around ${mean}" lower LESS mean AND upper GREATER mean)
-run(simulate --removal-probability 0.05 --seeds 1-2 --model bert)
+run(simulate --removal-probability 0.05 --seeds 1-2 --workload bert)
 expect("simulate random (text): exit code ${code}" code EQUAL 0)
 expect_printed("simulate random (text)" "2 of 2 runs completed" "samples_per_s" "95% interval of the mean")
 
@@ -53,6 +75,12 @@ string(JSON expected_h GET "${out}" expected_h)
 string(JSON p GET "${out}" p_meet_deadline)
 string(JSON young GET "${out}" young_interval_h)
 string(JSON daly GET "${out}" daly_interval_h)
+string(JSON status GET "${out}" status)
+string(JSON reason GET "${out}" reason)
+string(JSON note GET "${out}" note)
+string(LENGTH "${reason}" reason_length)
+expect("checkpoint: status ${status}, reason \"${reason}\"" status STREQUAL "optimal" AND reason_length EQUAL 0)
+expect("checkpoint: note \"${note}\"" note MATCHES "interval_h was given")
 # Daly: E[T] = exp(lambda R) / lambda (exp(lambda (tau + delta)) - 1) W / tau = 11.8627 h.
 expect("checkpoint: E[T] ${expected_h}, expected 11.8627 h" expected_h GREATER 11.8626 AND expected_h LESS 11.8628)
 expect("checkpoint: P ${p}, expected in (0.9, 1)" p GREATER 0.9 AND p LESS 1)
@@ -85,7 +113,7 @@ expect_printed("plan (text)" "status: feasible" "redundant_computation" "spot_wi
 # A problem file whose trace is read relative to it; then a q nothing meets (a status, exit 0).
 file(COPY "${FIXTURES}/bamboo/g4dn-trace.csv" DESTINATION "${work}")
 set(problem [=[{
-  "job": {"model": "vgg", "work_samples": 1500000, "deadline_h": 4, "probability": 0.9, "checkpoint_h": 0.05},
+  "job": {"workload": "vgg", "work_samples": 1500000, "deadline_h": 4, "probability": 0.9, "checkpoint_h": 0.05},
   "offers": [{"name": "g4dn.12xlarge", "spot_usd_per_h": 1.17, "on_demand_usd_per_h": 3.91, "max_instances": 24,
               "preemption": {"trace_csv": "g4dn-trace.csv"}}],
   "options": {"samples": 40}
@@ -94,15 +122,33 @@ file(WRITE "${work}/problem.json" "${problem}")
 run(plan "${work}/problem.json" --json)
 expect("plan FILE: exit code ${code}" code EQUAL 0)
 string(JSON status GET "${out}" status)
+string(JSON figures GET "${out}" figures)
+string(JSON samples GET "${out}" estimate samples)
 expect("plan FILE: status ${status}" status STREQUAL "feasible")
+expect("plan FILE: figures ${figures}, estimated over ${samples} runs" figures STREQUAL "estimated" AND samples EQUAL 40)
+set(plan_file_out "${out}")
+# The deprecated key "model": the same problem, the same answer.
+string(REPLACE "\"workload\": \"vgg\"" "\"model\": \"vgg\"" old_key "${problem}")
+file(WRITE "${work}/old-key.json" "${old_key}")
+run(plan "${work}/old-key.json" --json)
+expect("plan with \"model\" (deprecated): exit code ${code}" code EQUAL 0)
+string(JSON a GET "${plan_file_out}" objective_value)
+string(JSON b GET "${out}" objective_value)
+expect("plan with \"model\" (deprecated): ${b}, expected ${a}" a STREQUAL b)
+# Half an hour: VGG's fastest configuration needs 2.98 h without a preemption, on-demand 2.39 h:
+# proven infeasible (a status, exit 0), the likeliest configuration named.
 string(REPLACE "\"deadline_h\": 4" "\"deadline_h\": 0.5" impossible "${problem}")
 file(WRITE "${work}/impossible.json" "${impossible}")
 run(plan "${work}/impossible.json" --json)
 expect("plan (infeasible): exit code ${code}" code EQUAL 0)
 string(JSON status GET "${out}" status)
 string(JSON plan TYPE "${out}" plan)
+string(JSON best_effort TYPE "${out}" best_effort)
 expect("plan (infeasible): status ${status}" status STREQUAL "infeasible")
 expect("plan (infeasible): plan ${plan}" plan STREQUAL "NULL")
+expect("plan (infeasible): best_effort ${best_effort}" best_effort STREQUAL "OBJECT")
+run(plan "${work}/impossible.json")
+expect_printed("plan (infeasible, text)" "status: infeasible" "best effort:")
 
 # ---- malformed input: exit 2, one line naming the field, nothing on stdout -----------------------
 file(WRITE "${work}/unknown-event.csv" "0,add,node1\n60000,start,node2\n")
@@ -113,34 +159,48 @@ string(REPLACE "\"probability\": 0.9" "\"probability\": 0" zero_q "${problem}")
 file(WRITE "${work}/zero-q.json" "${zero_q}")
 string(REPLACE "\"trace_csv\": \"g4dn-trace.csv\"" "\"poisson\": {\"rate_per_instance_h\": -1}" negative_rate "${problem}")
 file(WRITE "${work}/negative-rate.json" "${negative_rate}")
-string(REPLACE "\"model\": \"vgg\"" "\"model\": \"gpt5\"" unknown_model "${problem}")
-file(WRITE "${work}/unknown-model.json" "${unknown_model}")
+string(REPLACE "\"workload\": \"vgg\"" "\"workload\": \"gpt5\"" unknown_workload "${problem}")
+file(WRITE "${work}/unknown-workload.json" "${unknown_workload}")
+string(REPLACE "\"workload\": \"vgg\"" "\"workload\": \"vgg\", \"model\": \"vgg\"" both_keys "${problem}")
+file(WRITE "${work}/both-keys.json" "${both_keys}")
 string(REPLACE "g4dn-trace.csv" "unsorted.csv" unsorted_problem "${problem}")
 file(WRITE "${work}/unsorted-trace.json" "${unsorted_problem}")
 expect_malformed(
     ""
     "launch"
-    "simulate;--trace;${work}/unknown-event.csv;--model;gpt2"
-    "simulate;--trace;${work}/unsorted.csv;--model;gpt2"
-    "simulate;--trace;${work}/missing.csv;--model;gpt2"
+    "simulate;--trace;${work}/unknown-event.csv;--workload;gpt2"
+    "simulate;--trace;${work}/unsorted.csv;--workload;gpt2"
+    "simulate;--trace;${work}/missing.csv;--workload;gpt2"
+    "simulate;--trace;${FIXTURES}/bamboo/p3-trace.csv;--workload;gpt5"
     "simulate;--trace;${FIXTURES}/bamboo/p3-trace.csv;--model;gpt5"
+    "simulate;--trace;${FIXTURES}/bamboo/p3-trace.csv;--workload;gpt2;--model;gpt2"
     "simulate;--trace;${FIXTURES}/bamboo/p3-trace.csv"
-    "simulate;--removal-probability;2;--seeds;1-3;--model;gpt2"
-    "simulate;--removal-probability;0.05;--seeds;5-1;--model;gpt2"
-    "simulate;--removal-probability;0.05;--model;gpt2"
+    "simulate;--trace;${FIXTURES}/bamboo/p3-trace.csv;--workload;gpt2;--target-steps;0"
+    "simulate;--trace;${FIXTURES}/bamboo/p3-trace.csv;--workload;gpt2;--target-steps;many"
+    "simulate;--trace;${FIXTURES}/bamboo/p3-trace.csv;--workload;gpt2;--duration-h;-1"
+    "simulate;--removal-probability;2;--seeds;1-3;--workload;gpt2"
+    "simulate;--removal-probability;0.05;--seeds;5-1;--workload;gpt2"
+    "simulate;--removal-probability;0.05;--workload;gpt2"
     "checkpoint;--work-h;10;--interval-h;1;--checkpoint-h;0.1;--restart-h;0.2;--preemptions-per-h;-1;--deadline-h;14"
     "checkpoint;--work-h;10;--interval-h;1;--checkpoint-h;0.1;--restart-h;0.2;--deadline-h;14"
     "plan;${work}/bad-q.json"
     "plan;${work}/zero-q.json"
     "plan;${work}/negative-rate.json"
-    "plan;${work}/unknown-model.json"
+    "plan;${work}/unknown-workload.json"
+    "plan;${work}/both-keys.json"
     "plan;${work}/unsorted-trace.json"
     "plan;${work}/missing.json")
 run(plan "${work}/bad-q.json")
 expect("plan with q = 1.5 names the field" err MATCHES "job.probability")
+run(plan "${work}/unknown-workload.json")
+expect("plan with an unknown workload names the field" err MATCHES "job.workload")
+run(plan "${work}/both-keys.json")
+expect("plan with both keys names the deprecated one" err MATCHES "job.model" AND err MATCHES "deprecated")
+run(simulate --trace "${FIXTURES}/bamboo/p3-trace.csv" --workload gpt2 --target-steps 0)
+expect("simulate with --target-steps 0 names the flag" err MATCHES "--target-steps")
 run(plan "${work}/negative-rate.json")
 expect("plan with a negative rate names the field" err MATCHES "offers\\[0\\].preemption.rate_per_instance_h")
 run(checkpoint --work-h 10 --interval-h 1 --checkpoint-h 0.1 --restart-h 0.2 --preemptions-per-h -1 --deadline-h 14)
 expect("checkpoint with a negative rate names the flag" err MATCHES "--preemptions-per-h")
-run(simulate --trace "${work}/unknown-event.csv" --model gpt2)
+run(simulate --trace "${work}/unknown-event.csv" --workload gpt2)
 expect("an unknown event names its line and field" err MATCHES "line 2" AND err MATCHES "event")

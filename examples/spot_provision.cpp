@@ -2,8 +2,10 @@
 //
 // Plans the cheapest set of spot workers that trains to the target loss within the deadline
 // (spotDNN's problem) and compares it with the paper's sliding-window heuristic. Without a file
-// it plans the bundled ResNet-110 problem (examples/data/resnet110.json). With --json it prints
-// only the result as JSON. A malformed problem: one line on stderr naming the field, exit 2.
+// it plans the bundled ResNet-110 problem (examples/data/resnet110.json). Each result's status
+// line names the limit that stopped its search, if any; without a plan, the best-effort plan (the
+// fastest, which misses the deadline) follows when there is one. With --json it prints only the
+// result as JSON. A malformed problem: one line on stderr naming the field, exit 2.
 
 #include <dnnplan/io/spot_provision_json.hpp>
 #include <dnnplan/solve/spot_provision/solve.hpp>
@@ -34,8 +36,22 @@ std::string money(double usd) {
 
 void print_plan(const char* title, const dnnplan::spot_problem& problem, const dnnplan::spot_result& r) {
     std::cout << title << ": " << to_string(r.status);
+    if (r.limit != dnnplan::search_limit::none) std::cout << ", limit: " << to_string(r.limit);
     if (!r.reason.empty()) std::cout << " (" << r.reason << ")";
     std::cout << '\n';
+    if (r.best_effort) {  // no plan meets the goals: the one to run anyway, which misses the deadline
+        std::string counts;
+        for (const auto& c : r.best_effort->counts) {
+            if (c.count == 0) continue;
+            if (!counts.empty()) counts += ", ";
+            counts += std::to_string(c.count);  // appends: GCC 12 -O3 warns falsely (-Wrestrict) on "..." + string
+            counts += " x ";
+            counts += c.name;
+        }
+        std::cout << std::fixed << std::setprecision(1) << "  best effort (misses the deadline): " << counts
+                  << "; training time " << r.best_effort->prediction.training_time_s << " s, cost "
+                  << money(r.best_effort->prediction.cost_usd) << " USD\n";
+    }
     if (!r.plan) return;
     std::cout << "  " << std::left << std::setw(18) << "instance type" << std::right << std::setw(7) << "count"
               << std::setw(7) << "GPUs" << '\n';

@@ -29,16 +29,48 @@ foreach(key training_time_s cost_usd normalized_iterations wa_batch convergence_
     expect("--json: no ${key}" NOT missing)
 endforeach()
 
-# Infeasible: a status with the reason and the fastest plan's time, exit 0.
+# Infeasible: a status with the reason and the fastest plan's time, exit 0; no plan, and the
+# fastest plan (which misses the deadline) as best_effort.
 run("${FIXTURES}/infeasible_deadline.json" --json)
 expect("infeasible: exit code ${code}" code EQUAL 0)
 string(JSON status GET "${out}" status)
+string(JSON limit GET "${out}" limit)
 string(JSON reason GET "${out}" reason)
+string(JSON plan TYPE "${out}" plan)
 string(JSON fastest GET "${out}" details fastest_training_time_s)
+string(JSON effort_time GET "${out}" best_effort prediction training_time_s)
 expect("infeasible: status ${status}" status STREQUAL "infeasible")
+expect("infeasible: limit ${limit}" limit STREQUAL "none")
+expect("infeasible: a plan ${plan}" plan STREQUAL "NULL")
 string(FIND "${reason}" "fastest plan" at)
 expect("infeasible: the reason does not give the fastest plan" NOT at EQUAL -1)
 expect("infeasible: fastest time ${fastest} is not above the deadline" fastest GREATER 300)
+expect("infeasible: best_effort's time ${effort_time} is not the fastest ${fastest}" effort_time EQUAL fastest)
+
+# The table names the best-effort plan on one line, for the plan and the baseline.
+run("${FIXTURES}/infeasible_deadline.json")
+expect("infeasible table: exit code ${code}" code EQUAL 0)
+expect_printed("infeasible table" "Plan: infeasible (no cluster in the search space meets the goals"
+               "best effort (misses the deadline): 2 x p2.xlarge, 5 x g3.8xlarge, 8 x g3.16xlarge; training time 1921.0 s"
+               "Sliding-window baseline (spotDNN Algorithm 1): no_plan_found (")
+
+# A node budget that stops the searches: the status with its limit, the best plan so far.
+file(READ "${FIXTURES}/infeasible_deadline.json" problem)
+string(JSON problem SET "${problem}" goals deadline_s 2400)
+string(JSON problem SET "${problem}" options "{\"budget\": {\"max_nodes\": 50}}")
+set(budget_file "${CMAKE_CURRENT_BINARY_DIR}/spot_provision_cli_test_budget.json")
+file(WRITE "${budget_file}" "${problem}")
+run("${budget_file}")
+expect("budget: exit code ${code}" code EQUAL 0)
+expect_printed("budget" "Plan: feasible, limit: nodes (the node budget (max_nodes = 50) ran out after 50 nodes and"
+               "Sliding-window baseline (spotDNN Algorithm 1): no_plan_found, limit: nodes (the node budget")
+run("${budget_file}" --json)
+string(JSON status GET "${out}" status)
+string(JSON limit GET "${out}" limit)
+string(JSON value GET "${out}" objective_value)
+string(JSON bound GET "${out}" bound)
+expect("budget --json: status ${status}, limit ${limit}" status STREQUAL "feasible" AND limit STREQUAL "nodes")
+expect("budget --json: bound ${bound} above the value ${value}" bound LESS value)
 
 # The re-plan keeps the running instance.
 run("${FIXTURES}/replan_existing.json" --json)

@@ -6,7 +6,8 @@
 // types of spotDNN's Table III; figures and sources in examples/data/README.md). The file format
 // is docs/problem-format.md ("The VM problem file"). Prints the recommended instances (type,
 // spot or on-demand, count) with samples/s, USD/h, samples per USD and, when the problem gives the
-// work, the time and cost; the status and, when not optimal, the reason and the proven bound.
+// work, the time and cost; the status (with the limit that stopped the search, if any) and, when
+// not optimal, the reason and the proven bound.
 // --pareto also computes the exact cost-vs-time Pareto frontier and prints it as a table;
 // --svg writes it as a plot (implies --pareto); --json prints only the result JSON. A malformed
 // file or command line: one line on stderr, exit 2.
@@ -33,6 +34,8 @@
 
 namespace {
 
+using dnnplan_examples::fixed;
+
 constexpr std::string_view usage = "usage: vm_recommend [PROBLEM.json] [--pareto] [--json] [--svg OUT.svg]";
 
 struct arguments {
@@ -51,14 +54,6 @@ arguments parse_arguments(int argc, char** argv) {
     if (!positional.empty()) args.problem_file = positional.front();
     if (args.svg_file) args.pareto = true;
     return args;
-}
-
-std::string fixed(double value, int digits) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(digits);
-    out << value;
-    return out.str();
 }
 
 /// "4 x g4dn.12xlarge (spot) + 1 x g4dn.4xlarge (on_demand)".
@@ -109,8 +104,13 @@ void print_recommendation(const arguments& args, const dnnplan::vm_request& requ
     if (c.max_distinct_types > 0) add("at most " + std::to_string(c.max_distinct_types) + " types");
     std::printf("constraints: %s\n\n", constraints.empty() ? "none" : constraints.c_str());
 
-    std::printf("status: %s (%s, %lld nodes, %lld model evaluations)\n", std::string(to_string(r.status)).c_str(),
-                std::string(to_string(r.details.method)).c_str(), static_cast<long long>(r.counters.nodes),
+    std::string limit;  // appends: GCC 12 -O3 warns falsely (-Wrestrict) on "..." + string
+    if (r.limit != dnnplan::search_limit::none) {
+        limit = ", limit: ";
+        limit += to_string(r.limit);
+    }
+    std::printf("status: %s%s (%s, %lld nodes, %lld model evaluations)\n", std::string(to_string(r.status)).c_str(),
+                limit.c_str(), std::string(to_string(r.details.method)).c_str(), static_cast<long long>(r.counters.nodes),
                 static_cast<long long>(r.counters.evaluations));
     if (r.status != dnnplan::solve_status::optimal) std::printf("reason: %s\n", r.reason.c_str());
     if (!r.plan) return;
@@ -141,9 +141,12 @@ void print_recommendation(const arguments& args, const dnnplan::vm_request& requ
 
 void print_frontier(const dnnplan::vm_request& request, const dnnplan::vm_result& r) {
     const bool work_given = request.problem.work.given();
-    std::printf("\nPareto frontier (%s): %zu configurations, fastest first\n",
-                r.details.frontier_status ? std::string(to_string(*r.details.frontier_status)).c_str() : "not computed",
-                r.details.frontier.size());
+    std::string status = r.details.frontier_status ? std::string(to_string(*r.details.frontier_status)) : "not computed";
+    if (r.details.frontier_limit != dnnplan::search_limit::none) {
+        status += ", limit: ";
+        status += to_string(r.details.frontier_limit);
+    }
+    std::printf("\nPareto frontier (%s): %zu configurations, fastest first\n", status.c_str(), r.details.frontier.size());
     if (work_given)
         std::printf("  %-4s %10s %10s %12s %8s %12s  %s\n", "#", "time h", "cost USD", "samples/s", "USD/h", "samples/USD",
                     "instances");

@@ -1,5 +1,6 @@
 # Runs vm_recommend and checks its command-line contract: the table, --json, --pareto, --svg, a
-# problem from a file, an infeasible problem, and malformed input.
+# problem from a file, an infeasible problem, a search stopped by its node budget, and malformed
+# input.
 # cmake -DPROGRAM=<vm_recommend> -DFIXTURES=<tests/fixtures/vm_recommend> -P vm_recommend_cli_test.cmake
 
 include("${CMAKE_CURRENT_LIST_DIR}/cli_support.cmake")
@@ -31,14 +32,16 @@ expect("--json: ${offers} offers" offers GREATER 0)
 expect("--json: kind ${kind}" kind STREQUAL "spot")
 expect("--json: time ${time_s} s over the 12 h deadline" time_s LESS_EQUAL 43200)
 expect("--json: cost ${cost} is not the objective ${value}" cost EQUAL value)
-expect("--json: bound ${bound} above the value ${value}" bound LESS_EQUAL value)
+expect("--json: bound ${bound} is not the optimal value ${value}" bound EQUAL value)
 expect("--json: ${nodes} nodes" nodes GREATER 0)
 expect("--json: a frontier without --pareto (${frontier} points)" frontier EQUAL 0)
-foreach(key status reason plan objective_value bound counters details)
+foreach(key status limit figures estimate reason plan objective_value bound best_effort counters details)
     string(JSON type ERROR_VARIABLE missing TYPE "${out}" ${key})
     expect("--json: no key ${key}" NOT missing)
 endforeach()
-foreach(key method frontier frontier_status frontier_counters)
+string(JSON limit GET "${out}" limit)
+expect("--json: limit ${limit}" limit STREQUAL "none")
+foreach(key method frontier frontier_status frontier_limit frontier_counters)
     string(JSON type ERROR_VARIABLE missing TYPE "${out}" details ${key})
     expect("--json: no key details.${key}" NOT missing)
 endforeach()
@@ -99,6 +102,35 @@ string(JSON bound TYPE "${out}" bound)
 expect("infeasible --json: status ${status}" status STREQUAL "infeasible")
 expect("infeasible --json: best ${best}" best STREQUAL "NULL")
 expect("infeasible --json: bound ${bound}" bound STREQUAL "NULL")
+
+# A node budget that stops both searches: the status with its limit, the best plan so far
+# (feasible) or none (no_plan_found), the proven bound, and the frontier's status and limit.
+file(READ "${FIXTURES}/small.json" small)
+set(budget_file "${CMAKE_CURRENT_BINARY_DIR}/vm_recommend_cli_test_budget.json")
+string(JSON budgeted SET "${small}" options "{\"budget\": {\"max_nodes\": 5}, \"pareto\": true}")
+file(WRITE "${budget_file}" "${budgeted}")
+run("${budget_file}")
+expect("budget 5: exit code ${code}" code EQUAL 0)
+expect_printed("budget 5" "status: feasible, limit: nodes (exact, 5 nodes"
+               "reason: the node budget (max_nodes = 5) ran out after 5 nodes and" "recommended:"
+               "the optimum is at least" "Pareto frontier (feasible, limit: nodes)")
+run("${budget_file}" --json)
+string(JSON status GET "${out}" status)
+string(JSON limit GET "${out}" limit)
+string(JSON value GET "${out}" objective_value)
+string(JSON bound GET "${out}" bound)
+string(JSON frontier_status GET "${out}" details frontier_status)
+string(JSON frontier_limit GET "${out}" details frontier_limit)
+expect("budget 5 --json: status ${status}, limit ${limit}" status STREQUAL "feasible" AND limit MATCHES "^nodes$")  # nodes: also a variable here
+expect("budget 5 --json: bound ${bound} above the value ${value}" bound LESS value)
+expect("budget 5 --json: frontier ${frontier_status}, limit ${frontier_limit}"
+       frontier_status STREQUAL "feasible" AND frontier_limit MATCHES "^nodes$")
+string(JSON budgeted SET "${small}" options "{\"budget\": {\"max_nodes\": 2}}")
+file(WRITE "${budget_file}" "${budgeted}")
+run("${budget_file}")
+expect("budget 2: exit code ${code}" code EQUAL 0)
+expect_printed("budget 2" "status: no_plan_found, limit: nodes (exact, 2 nodes"
+               "reason: the node budget (max_nodes = 2) ran out after 2 nodes and")
 
 # Malformed command lines and files: one line on stderr, exit 2, nothing on stdout.
 expect_malformed("--colour" "--svg" "--svg;--json" "/nonexistent.json" "a.json;b.json" "${FIXTURES}/truncated.json"

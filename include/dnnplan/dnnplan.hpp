@@ -36,37 +36,55 @@
 #include <dnnplan/fit/numeric_kernels.hpp>
 #include <dnnplan/fit/optimus.hpp>
 #include <dnnplan/fit/ps_async.hpp>
+#include <dnnplan/fit/ps_async_types.hpp>
 #include <dnnplan/fit/quality.hpp>
 #include <dnnplan/fit/spotdnn_loss.hpp>
 #include <dnnplan/fit/sync_data_parallel.hpp>
 
-#include <dnnplan/preemption/bamboo_model.hpp>
+#include <dnnplan/preemption/bamboo_random.hpp>
+#include <dnnplan/preemption/bamboo_run.hpp>
 #include <dnnplan/preemption/bamboo_seeds.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
+#include <dnnplan/preemption/bamboo_workload.hpp>
+#include <dnnplan/preemption/checkpoint_probability.hpp>
+#include <dnnplan/preemption/checkpoint_replay.hpp>
 #include <dnnplan/preemption/checkpoint_restart.hpp>
 #include <dnnplan/preemption/events.hpp>
 #include <dnnplan/preemption/hazard.hpp>
+#include <dnnplan/preemption/poisson_preemption.hpp>
 #include <dnnplan/preemption/process.hpp>
 #include <dnnplan/preemption/python_random.hpp>
 #include <dnnplan/preemption/sampling.hpp>
+#include <dnnplan/preemption/trace_replay.hpp>
 
 #include <dnnplan/search/box_sum.hpp>
-#include <dnnplan/search/incumbent.hpp>
+#include <dnnplan/search/search_core.hpp>
 #include <dnnplan/search/pareto.hpp>
 
 #include <dnnplan/partition/antichain.hpp>
 #include <dnnplan/partition/pipedream.hpp>
+#include <dnnplan/partition/pipedream_bounds.hpp>
 #include <dnnplan/partition/pipedream_chain.hpp>
+#include <dnnplan/partition/pipedream_cost.hpp>
+#include <dnnplan/partition/pipedream_row.hpp>
 #include <dnnplan/partition/pipeline_dp.hpp>
 
 #include <dnnplan/solve/elastic_advisor/advisor.hpp>
+#include <dnnplan/solve/elastic_advisor/concepts.hpp>
 #include <dnnplan/solve/elastic_advisor/dlrover_brain.hpp>
+#include <dnnplan/solve/elastic_advisor/dlrover_brain_inputs.hpp>
+#include <dnnplan/solve/elastic_advisor/dlrover_brain_utils.hpp>
 #include <dnnplan/solve/elastic_advisor/dlrover_brain_worker.hpp>
 #include <dnnplan/solve/elastic_advisor/dlrover_local.hpp>
+#include <dnnplan/solve/elastic_advisor/load_model.hpp>
+#include <dnnplan/solve/elastic_advisor/policies.hpp>
+#include <dnnplan/solve/elastic_advisor/problem.hpp>
 #include <dnnplan/solve/elastic_advisor/replay.hpp>
 #include <dnnplan/solve/elastic_advisor/runtime_records.hpp>
+#include <dnnplan/solve/hybrid_plan/problem.hpp>
 #include <dnnplan/solve/hybrid_plan/solve.hpp>
 #include <dnnplan/solve/pipeline_plan/solve.hpp>
+#include <dnnplan/solve/resilience_plan/checkpoint.hpp>
 #include <dnnplan/solve/resilience_plan/problem.hpp>
 #include <dnnplan/solve/resilience_plan/solve.hpp>
 #include <dnnplan/solve/spot_provision/cluster_space.hpp>
@@ -78,6 +96,8 @@
 #include <dnnplan/solve/spot_provision/sliding_window.hpp>
 #include <dnnplan/solve/spot_provision/solve.hpp>
 #include <dnnplan/solve/vm_recommend/branch_and_bound.hpp>
+#include <dnnplan/solve/vm_recommend/exhaustive.hpp>
+#include <dnnplan/solve/vm_recommend/offer_space.hpp>
 #include <dnnplan/solve/vm_recommend/problem.hpp>
 #include <dnnplan/solve/vm_recommend/request.hpp>
 #include <dnnplan/solve/vm_recommend/solve.hpp>

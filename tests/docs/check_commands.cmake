@@ -1,5 +1,5 @@
 # Every command shown in README.md and docs/ (the ```sh blocks and indented command lines) uses
-# folders inside the repository: no machine's temporary folder (issue 10: a page told readers to
+# folders inside the repository: no machine's temporary folder (a page once told readers to
 # build in /tmp/h6-rel), no ../ and no home or work folder. Run by ctest as dnnplan_doc_commands:
 #   cmake -DPROJECT_SOURCE_DIR=<repo> -P tests/docs/check_commands.cmake
 cmake_policy(VERSION 3.21)

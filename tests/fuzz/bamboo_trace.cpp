@@ -3,6 +3,7 @@
 // within any capacity; accepted counts become a valid event trace; accepted lifetimes fit.
 #include <dnnplan/io/bamboo_trace.hpp>
 #include <dnnplan/preemption/hazard.hpp>
+#include <dnnplan/preemption/trace_replay.hpp>
 
 #include "fuzz_support.hpp"
 

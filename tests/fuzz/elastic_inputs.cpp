@@ -7,8 +7,10 @@
 //         no less than the hindsight choice.
 //   odd:  runtime records as JSON lines (elastic_advisor advise), read up to the first line
 //         rejected. Accepted ones round-trip; both advisors run on them with a fixed job (1-2 PS x
-//         1-8 workers): a rejection is the library's error, a model plan a well-formed result.
+//         1-8 workers): a rejection is the library's error, a model result keeps the one result
+//         shape (core/result.hpp: e.g. infeasible has no plan) and round-trips.
 #include <dnnplan/io/elastic_advisor_json.hpp>
+#include <dnnplan/solve/elastic_advisor/policies.hpp>
 
 #include "fuzz_support.hpp"
 

@@ -67,8 +67,8 @@ bool accepted(Read&& read) {
     }
 }
 
-/// A planner's result under `budget`: within it (by the granularity of one check), with a status
-/// that says so, a plan only with its objective value, and everything writable.
+/// A planner's result under `budget`: within it (by the granularity of one check), keeping the
+/// rules of the one result shape, and everything writable.
 template <class Plan, class Details>
 void check_result(const dnnplan::solve_result<Plan, Details>& r, const dnnplan::search_budget& budget) {
     if (budget.max_nodes > 0 && r.counters.nodes > budget.max_nodes + 1)
@@ -76,11 +76,8 @@ void check_result(const dnnplan::solve_result<Plan, Details>& r, const dnnplan::
     if (budget.max_evaluations > 0 && r.counters.evaluations > budget.max_evaluations + 1)
         violated("evaluations within the budget",
                  std::to_string(r.counters.evaluations) + " > " + std::to_string(budget.max_evaluations));
-    if (r.plan.has_value() != r.objective_value.has_value()) violated("a plan comes with its objective value", r.reason);
-    if ((r.status == dnnplan::solve_status::optimal || r.status == dnnplan::solve_status::feasible) && !r.plan)
-        violated("optimal and feasible have a plan", r.reason);
-    if ((r.status == dnnplan::solve_status::infeasible || r.status == dnnplan::solve_status::not_found) && r.plan)
-        violated("infeasible and not_found have no plan", r.reason);
+    if (const dnnplan::result_violation broken = dnnplan::result_shape_violation(r))
+        violated("the one result shape (core/result.hpp)", broken.field + ": " + broken.rule + "; " + r.reason);
     check_round_trip(r);
 }
 

@@ -95,7 +95,7 @@ toy_result toy_with_plan() {
     r.status = dnnplan::solve_status::optimal;
     r.plan = core_json_test::toy_plan{.counts = {3, 0, 7}, .cost_usd = 8.0416, .deadline_s = std::nullopt};
     r.objective_value = 8.0416;
-    r.bound = 8.0416 * (1 - 1e-9);
+    r.bound = 8.0416;
     r.counters = {.nodes = 123, .evaluations = 45, .pruned_by_bound = 6, .pruned_by_constraint = 7, .elapsed_s = 0.25};
     return r;
 }
@@ -549,13 +549,18 @@ TEST_CASE("no edit of a catalog lets anything but dnnplan::error escape", "[io][
 
 TEST_CASE("enums are written by name and read by name; expected texts list the current names", "[io][json][core]") {
     using dnnplan::solve_status;
-    for (const auto status : {solve_status::optimal, solve_status::feasible, solve_status::infeasible, solve_status::not_found,
-                              solve_status::budget_exhausted}) {
+    for (const auto status : {solve_status::optimal, solve_status::feasible, solve_status::infeasible, solve_status::no_plan_found}) {
         CHECK(dnnplan::to_json_text(status) == '"' + std::string(to_string(status)) + '"');
         CHECK(enum_of<solve_status>(ordered_json(std::string(to_string(status)))) == status);
         check_round_trip(status);
     }
-    CHECK(dnnplan::to_json_text(solve_status::budget_exhausted) == "\"budget_exhausted\"");
+    CHECK(dnnplan::to_json_text(solve_status::no_plan_found) == "\"no_plan_found\"");
+    using dnnplan::search_limit;
+    for (const auto l : {search_limit::none, search_limit::time, search_limit::nodes, search_limit::evaluations, search_limit::samples})
+        check_round_trip(l);
+    CHECK(dnnplan::to_json_text(search_limit::evaluations) == "\"evaluations\"");
+    check_round_trip(dnnplan::figure_kind::exact);
+    CHECK(dnnplan::to_json_text(dnnplan::figure_kind::estimated) == "\"estimated\"");
     for (const auto p : {dnnplan::price_kind::spot, dnnplan::price_kind::on_demand}) check_round_trip(p);
     CHECK(dnnplan::to_json_text(dnnplan::price_kind::on_demand) == "\"on_demand\"");
     using dnnplan::objective_kind;
@@ -607,8 +612,8 @@ TEST_CASE("enums are written by name and read by name; expected texts list the c
 TEST_CASE("enums convert through nlohmann's API, as every other type does", "[io][json][core]") {
     CHECK(std::is_constructible_v<nlohmann::json, dnnplan::solve_status>);
     CHECK(std::is_constructible_v<nlohmann::ordered_json, dnnplan::price_kind>);
-    const nlohmann::json status = dnnplan::solve_status::budget_exhausted;
-    CHECK(status == "budget_exhausted");
+    const nlohmann::json status = dnnplan::solve_status::no_plan_found;
+    CHECK(status == "no_plan_found");
     CHECK(nlohmann::json("on_demand").get<dnnplan::price_kind>() == dnnplan::price_kind::on_demand);
     CHECK(nlohmann::json("minimize_time").get<dnnplan::objective_kind>() == dnnplan::objective_kind::min_time);
     CHECK_THROWS_AS(nlohmann::json(3).get<dnnplan::objective_kind>(), dnnplan::invalid_input);
@@ -725,17 +730,22 @@ TEST_CASE("a result round-trips with and without a plan, with its documented lay
         CHECK(dnnplan::parse_json<toy_result>(stream).plan == r.plan);
     }
 
-    // The layout: status, reason, plan, objective_value, bound, counters (and details only for a
-    // planner that has any).
+    // The layout: status, limit, figures, estimate, reason, plan, objective_value, bound,
+    // best_effort, counters (and details only for a planner that has any).
     const ordered_json a = with_plan;
     std::vector<std::string> keys;
     for (auto it = a.begin(); it != a.end(); ++it) keys.push_back(it.key());
-    CHECK(keys == std::vector<std::string>{"status", "reason", "plan", "objective_value", "bound", "counters"});
+    CHECK(keys == std::vector<std::string>{"status", "limit", "figures", "estimate", "reason", "plan", "objective_value",
+                                           "bound", "best_effort", "counters"});
     CHECK(a["status"] == "optimal");
+    CHECK(a["limit"] == "none");
+    CHECK(a["figures"] == "exact");
+    CHECK(a["estimate"].is_null());
     CHECK(a["reason"] == "");
     CHECK(a["plan"] == ordered_json{{"counts", {3, 0, 7}}, {"cost_usd", 8.0416}, {"deadline_s", nullptr}});
     CHECK(a["objective_value"] == 8.0416);
-    CHECK(a["bound"] == 8.0416 * (1 - 1e-9));
+    CHECK(a["bound"] == 8.0416);
+    CHECK(a["best_effort"].is_null());
     CHECK(a["counters"] == ordered_json{{"nodes", 123}, {"evaluations", 45}, {"pruned_by_bound", 6},
                                         {"pruned_by_constraint", 7}, {"elapsed_s", 0.25}});
     const ordered_json b = without_plan;
@@ -754,6 +764,19 @@ TEST_CASE("a result round-trips with and without a plan, with its documented lay
     CHECK(dnnplan::parse_json<toy_result>(dnnplan::to_json_text(heuristic)).reason == heuristic.reason);
     CHECK(ordered_json(heuristic)["bound"].is_null());
 
+    // Estimated figures with their estimate, a limit, and a best_effort plan beside no plan.
+    auto estimated = heuristic;
+    estimated.limit = dnnplan::search_limit::samples;
+    estimated.figures = dnnplan::figure_kind::estimated;
+    estimated.estimate = dnnplan::figure_estimate{.lower = 7.9, .upper = 8.2, .confidence_prob = 0.95, .samples = 1000};
+    check_round_trip(estimated);
+    CHECK(ordered_json(estimated)["estimate"] ==
+          ordered_json{{"lower", 7.9}, {"upper", 8.2}, {"confidence_prob", 0.95}, {"samples", 1000}});
+    auto best_effort = without_plan;
+    best_effort.best_effort = with_plan.plan;
+    check_round_trip(best_effort);
+    CHECK(ordered_json(best_effort)["best_effort"] == a["plan"]);
+
     // With details: written last, and required.
     toy_result_with_details detailed;
     detailed.details.fastest_s = 3000.5;
@@ -767,7 +790,9 @@ TEST_CASE("a result round-trips with and without a plan, with its documented lay
     // Without details the key is unknown.
     auto extra = ordered_json(with_plan);
     extra["details"] = ordered_json::object();
-    check_rejected<toy_result>(extra, "details", "one of the keys status, reason, plan, objective_value, bound, counters");
+    check_rejected<toy_result>(extra, "details",
+                               "one of the keys status, limit, figures, estimate, reason, plan, objective_value, bound, "
+                               "best_effort, counters");
 }
 
 TEST_CASE("malformed results are rejected naming the field", "[io][json][core][errors]") {
@@ -790,6 +815,13 @@ TEST_CASE("malformed results are rejected naming the field", "[io][json][core][e
         {"/objective_value", nullptr, "objective_value"},  // a plan without its value
         {"/objective_value", "inf", "objective_value"},
         {"/bound", "inf", "bound"},
+        {"/bound", 8.0, "bound"},  // optimal: the bound is the value
+        {"/limit", "budget", "limit"},
+        {"/limit", "nodes", "limit"},  // optimal: no limit stopped it
+        {"/figures", "estimated", "figures"},  // optimal: the figures are exact
+        {"/estimate", ordered_json{{"lower", 1}, {"upper", 2}, {"confidence_prob", 0.95}, {"samples", 10}}, "estimate"},
+        {"/reason", "because", "reason"},  // optimal: no reason
+        {"/best_effort", ordered_json{{"counts", {1}}, {"cost_usd", 1.0}, {"deadline_s", nullptr}}, "best_effort"},
         {"/counters/nodes", 1.5, "counters.nodes"},
         {"/counters/nodes", -1, "counters.nodes"},
         {"/counters/extra", 0, "counters.extra"},
@@ -803,13 +835,17 @@ TEST_CASE("malformed results are rejected naming the field", "[io][json][core][e
     auto value_without_plan = ordered_json(toy_result{});
     value_without_plan["objective_value"] = 3.5;
     auto e = check_rejected<toy_result>(value_without_plan, "objective_value");
-    CHECK(e.expected() == "null (plan is null: there is no plan)");
+    CHECK(e.expected() == "no plan, so no objective_value (the one result shape)");
     auto plan_without_value = good;
     plan_without_value["objective_value"] = nullptr;
     e = check_rejected<toy_result>(plan_without_value, "objective_value");
     CHECK(e.value() == "null");
-    CHECK(e.expected() == "a number (plan is not null)");
-    for (const char* key : {"status", "reason", "plan", "objective_value", "bound", "counters"}) {
+    CHECK(e.expected() == "a plan needs its objective_value (the one result shape)");
+    auto infeasible_with_plan = good;
+    infeasible_with_plan["status"] = "infeasible";
+    CHECK(check_rejected<toy_result>(infeasible_with_plan, "plan").expected() == "status infeasible has no plan (the one result shape)");
+    for (const char* key : {"status", "limit", "figures", "estimate", "reason", "plan", "objective_value", "bound", "best_effort",
+                            "counters"}) {
         auto doc = good;
         doc.erase(key);
         CHECK(check_rejected<toy_result>(doc, key).value() == "missing");

@@ -92,7 +92,7 @@ TEST_CASE("every input and result type of the hybrid planner round-trips", "[io]
     const ordered_json j = result;
     std::vector<std::string> keys;
     for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-    CHECK(keys == std::vector<std::string>{"status", "reason", "plan", "objective_value", "bound", "counters"});  // no details
+    CHECK(keys == std::vector<std::string>{"status", "limit", "figures", "estimate", "reason", "plan", "objective_value", "bound", "best_effort", "counters"});  // no details
     CHECK(j["objective_value"] == result.plan->samples_per_s);
     CHECK(j["plan"]["container"] == "v100x1");
     CHECK(j["plan"]["stages"][0]["figures"]["stage_time_s"] == result.plan->stages[0].figures.stage_time_s);
@@ -153,7 +153,9 @@ TEST_CASE("the hybrid readers reject unknown and missing keys and wrong types, n
     check_rejected<dnnplan::hybrid_options>(ordered_json::parse(R"({"budget": 3})"), "budget");
     check_rejected<dnnplan::hybrid_options>(ordered_json::parse(R"({"budget_usd_per_h": "none"})"), "budget_usd_per_h",
                                             "a number or null");
-    check_rejected<dnnplan::hybrid_result>(ordered_json::parse(R"({"status": "optimal", "reason": ""})"), "plan", "missing");
+    check_rejected<dnnplan::hybrid_result>(
+        ordered_json::parse(R"({"status": "optimal", "limit": "none", "figures": "exact", "estimate": null, "reason": ""})"), "plan",
+        "missing");
     check_rejected<dnnplan::layer_move>(ordered_json::parse(R"({"layer": 1, "id": "x", "from_stage": -1, "to_stage": 0, "bytes": 1})"),
                                         "from_stage", "or null");
     check_rejected<dnnplan::layer_move>(ordered_json::parse(R"({"layer": 1, "id": "x", "from_stage": 0, "bytes": 1})"), "to_stage",
@@ -183,7 +185,7 @@ TEST_CASE("the hybrid readers reject unknown and missing keys and wrong types, n
     check_rejected<dnnplan::hybrid_result>(r, "plan.containers");
     r = result;
     r["plan"] = nullptr;
-    check_rejected<dnnplan::hybrid_result>(r, "objective_value", "plan is null");
+    check_rejected<dnnplan::hybrid_result>(r, "plan", "status optimal needs a plan");
     r = result;
     r["details"] = ordered_json::object();  // the hybrid planner has none
     check_rejected<dnnplan::hybrid_result>(r, "details");

@@ -312,7 +312,7 @@ TEST_CASE("a PipeDream request and its result round-trip; the result has the res
     CHECK(back.details.work == r.details.work);
     std::vector<std::string> keys;
     for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-    CHECK(keys == std::vector<std::string>{"status", "reason", "plan", "objective_value", "bound", "counters", "details"});
+    CHECK(keys == std::vector<std::string>{"status", "limit", "figures", "estimate", "reason", "plan", "objective_value", "bound", "best_effort", "counters", "details"});
 
     // No partition (a straight pipeline whose first stage breaks the memory constraint): no
     // plan, written as null.

@@ -1,6 +1,6 @@
 // JSON of the resilience planner and of the preemption processes (io/resilience_plan_json.hpp): round
-// trips of requests with each process and of a solved result, presets read by name, and every
-// rejection naming its field.
+// trips of requests with each process and of a solved result (with its estimate), presets read by
+// name, the deprecated key "model" read as "workload", and every rejection naming its field.
 
 #include <dnnplan/io/resilience_plan_json.hpp>
 #include <dnnplan/solve/resilience_plan/solve.hpp>
@@ -18,7 +18,7 @@ using Catch::Contains;
 namespace {
 
 constexpr std::string_view resilience_request_text = R"({
-  "job": {"model": "gpt2", "work_samples": 200000, "deadline_h": 6, "probability": 0.9, "checkpoint_h": 0.05},
+  "job": {"workload": "gpt2", "work_samples": 200000, "deadline_h": 6, "probability": 0.9, "checkpoint_h": 0.05},
   "offers": [
     {"name": "p3.poisson", "spot_usd_per_h": 0.91, "on_demand_usd_per_h": 3.06,
      "preemption": {"poisson": {"rate_per_instance_h": 0.6, "replacement_delay_ms": 120000}}},
@@ -54,8 +54,8 @@ std::string with(std::string text, std::string_view from, std::string_view to) {
 
 TEST_CASE("a resilience request reads every process kind and a preset by name, and round-trips", "[io][json][resilience]") {
     const auto r = dnnplan::parse_resilience_request(resilience_request_text);
-    CHECK(r.job.model.name == dnnplan::bamboo_model_preset(dnnplan::bamboo_model::gpt2).name);
-    CHECK(r.job.model.step_ms == dnnplan::bamboo_model_preset(dnnplan::bamboo_model::gpt2).step_ms);
+    CHECK(r.job.workload.name == dnnplan::bamboo_workload_preset(dnnplan::bamboo_workload::gpt2).name);
+    CHECK(r.job.workload.step_ms == dnnplan::bamboo_workload_preset(dnnplan::bamboo_workload::gpt2).step_ms);
     CHECK(r.job.restart_h == 0.0);
     REQUIRE(r.offers.size() == 3);
     const auto& poisson = std::get<dnnplan::poisson_preemption>(r.offers[0].preemption);
@@ -73,21 +73,24 @@ TEST_CASE("a resilience request reads every process kind and a preset by name, a
 
     const auto back = dnnplan::parse_resilience_request(dnnplan::to_json_text(r));
     CHECK(dnnplan::to_json_text(back) == dnnplan::to_json_text(r));
-    CHECK(back.job.model.step_ms == r.job.model.step_ms);
+    CHECK(back.job.workload.step_ms == r.job.workload.step_ms);
     CHECK(std::get<dnnplan::trace_replay>(back.offers[2].preemption).trace() == trace.trace());
 }
 
 TEST_CASE("a solved resilience result round-trips through text", "[io][json][resilience]") {
     auto request = dnnplan::parse_resilience_request(resilience_request_text);
     request.offers.resize(1);
-    request.job.model = {.name = "small", .samples_per_step = 8, .stages = 2, .local_rendezvous_ms = 5'000,
+    request.job.workload = {.name = "small", .samples_per_step = 8, .stages = 2, .local_rendezvous_ms = 5'000,
                          .step_ms = {1'000, 600}, .on_demand_instances = 2, .on_demand_step_s = 1.0, .random_capacity = 0};
     request.job.work_samples = 8.0 * 1800.0;
     request.job.deadline_h = 1.0;
     const auto result = dnnplan::solve(request);
     REQUIRE(result.plan);
+    CHECK(!dnnplan::result_shape_violation(result));
     const auto back = dnnplan::parse_resilience_result(dnnplan::to_json_text(result));
     CHECK(back.status == result.status);
+    CHECK(back.figures == result.figures);
+    CHECK(back.estimate == result.estimate);
     CHECK(back.plan == result.plan);
     CHECK(back.details == result.details);
     CHECK(back.objective_value == result.objective_value);
@@ -97,14 +100,31 @@ TEST_CASE("a solved resilience result round-trips through text", "[io][json][res
     request.options.horizon_deadlines = 1.0;
     const auto none = dnnplan::solve(request);
     CHECK_FALSE(none.plan);
+    CHECK(!dnnplan::result_shape_violation(none));
     const auto text = dnnplan::to_json_text(none);
-    CHECK(dnnplan::parse_resilience_result(text).details == none.details);
+    const auto none_back = dnnplan::parse_resilience_result(text);
+    CHECK(none_back.details == none.details);
+    CHECK(none_back.status == none.status);
+    CHECK(none_back.best_effort == none.best_effort);
+}
+
+TEST_CASE("the deprecated key \"model\" of a job is read as \"workload\" and written in the current spelling",
+          "[io][json][resilience]") {
+    const std::string old = with(std::string(resilience_request_text), R"("workload": "gpt2")", R"("model": "vgg")");
+    const auto r = dnnplan::parse_resilience_request(old);
+    CHECK(r.job.workload == dnnplan::bamboo_workload_preset(dnnplan::bamboo_workload::vgg));
+    const std::string written = dnnplan::to_json_text(r);
+    CHECK_THAT(written, Contains("\"workload\""));
+    CHECK_THAT(written, !Contains("\"model\""));
 }
 
 TEST_CASE("malformed resilience requests name the field", "[io][json][resilience][errors]") {
     const std::string text(resilience_request_text);
-    CHECK(field_of_request(with(text, R"("model": "gpt2")", R"("model": "gpt5")")) == "job.model");
-    CHECK(field_of_request(with(text, R"("model": "gpt2")", R"("model": 3)")) == "job.model");
+    CHECK(field_of_request(with(text, R"("workload": "gpt2")", R"("workload": "gpt5")")) == "job.workload");
+    CHECK(field_of_request(with(text, R"("workload": "gpt2")", R"("workload": 3)")) == "job.workload");
+    // The deprecated key names itself, and may not come with its replacement.
+    CHECK(field_of_request(with(text, R"("workload": "gpt2")", R"("model": "gpt5")")) == "job.model");
+    CHECK(field_of_request(with(text, R"("workload": "gpt2")", R"("workload": "gpt2", "model": "bert")")) == "job.model");
     CHECK(field_of_request(with(text, R"("probability": 0.9)", R"("probability": 1.5)")) == "job.probability");
     CHECK(field_of_request(with(text, R"("probability": 0.9)", R"("probability": 0)")) == "job.probability");
     CHECK(field_of_request(with(text, R"("rate_per_instance_h": 0.6)", R"("rate_per_instance_h": -0.6)")) ==

@@ -573,7 +573,7 @@ TEST_CASE("numbers of a request must be finite numbers: strings such as \"nan\" 
 }
 
 TEST_CASE("a request's -0 reads as zero: rejected where > 0 is needed, kept with its sign elsewhere", "[io][json][spot]") {
-    // Issue 10's hand-made cases: "-0", "-0.0" and "-0e0" are all zero.
+    // Hand-made cases: "-0", "-0.0" and "-0e0" are all zero.
     for (const std::string zero : {"-0", "-0.0", "-0e0"}) {
         INFO(zero);
         const auto with = [&](const std::string& key, const std::string& was) {
@@ -984,7 +984,7 @@ TEST_CASE("malformed spot results are rejected naming the field", "[io][json][sp
     }
     auto no_plan = good;  // no plan, but a value
     no_plan["plan"] = nullptr;
-    check_rejected<dnnplan::spot_result>(no_plan, "objective_value", "plan is null");
+    check_rejected<dnnplan::spot_result>(no_plan, "plan", "status optimal needs a plan");
     auto missing = good;
     missing["plan"]["prediction"].erase("billed_s");
     CHECK(check_rejected<dnnplan::spot_result>(missing, "plan.prediction.billed_s").value() == "missing");
@@ -1079,7 +1079,7 @@ dnnplan::search_outcome outcome_with_plan() {
     o.status = dnnplan::solve_status::optimal;
     o.plan = dnnplan::cluster_plan{.counts = {3, 0, 7}, .prediction = sample_prediction()};
     o.objective_value = o.plan->prediction.cost_usd;
-    o.bound = o.plan->prediction.cost_usd * (1 - 1e-9);
+    o.bound = o.plan->prediction.cost_usd;
     o.counters = {.nodes = 1, .evaluations = 2, .pruned_by_bound = 3, .pruned_by_constraint = 4, .elapsed_s = 0.125};
     return o;
 }
@@ -1169,7 +1169,8 @@ TEST_CASE("the search and model layers' types round-trip field by field", "[io][
     // Key order: the result shape.
     std::vector<std::string> keys;
     for (auto it = a.begin(); it != a.end(); ++it) keys.push_back(it.key());
-    CHECK(keys == std::vector<std::string>{"status", "reason", "plan", "objective_value", "bound", "counters", "details"});
+    CHECK(keys == std::vector<std::string>{"status", "limit", "figures", "estimate", "reason", "plan", "objective_value", "bound",
+                                           "best_effort", "counters", "details"});
     // details.fastest_training_time_s is required (null: none).
     auto absent_fastest = nlohmann::json(without_plan);
     absent_fastest["details"].erase("fastest_training_time_s");
@@ -1240,7 +1241,7 @@ TEST_CASE("the search and model layers' readers name missing keys", "[io][json][
     const auto partial = nlohmann::json{{"wrap_around", true}}.get<dnnplan::sliding_window_options>();
     CHECK(partial.paper_bounds);
     CHECK(partial.wrap_around);
-    for (const char* key : {"status", "reason", "plan", "objective_value", "bound", "counters", "details"}) {
+    for (const char* key : {"status", "limit", "figures", "estimate", "reason", "plan", "objective_value", "bound", "best_effort", "counters", "details"}) {
         auto outcome = nlohmann::json(outcome_with_plan());
         outcome.erase(key);
         check_missing<dnnplan::search_outcome>(outcome, key);
@@ -1356,8 +1357,8 @@ TEST_CASE("the search and model layers' readers check integers, numbers and rang
     outcome["plan"]["prediction"]["workers"] = nullptr;
     CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "plan.prediction.workers");
     outcome = nlohmann::json(outcome_with_plan());
-    outcome["plan"] = nullptr;  // a value but no plan
-    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "objective_value");
+    outcome["plan"] = nullptr;  // optimal, a value, but no plan
+    CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "plan");
     outcome = nlohmann::json(outcome_with_plan());
     outcome["bound"] = "inf";
     CHECK(rejected_field<dnnplan::search_outcome>(outcome) == "bound");

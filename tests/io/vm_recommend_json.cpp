@@ -165,7 +165,7 @@ TEST_CASE("every VM recommender type round-trips", "[io][json][vm_recommend][rou
     fastest.problem.constraints.deadline_s = std::numeric_limits<double>::infinity();
     fastest.options = {.method = dnnplan::search_method::exhaustive, .budget = {.max_evaluations = 3}};
     const auto stopped = dnnplan::solve(fastest);
-    REQUIRE(stopped.status == dnnplan::solve_status::budget_exhausted);
+    REQUIRE(stopped.limit == dnnplan::search_limit::evaluations);
     check_round_trip(stopped);
     const auto stopped_back = nlohmann::json(stopped).get<dnnplan::vm_result>();
     CHECK(stopped_back.bound == stopped.bound);
@@ -304,7 +304,9 @@ TEST_CASE("the VM readers reject unknown and missing keys and wrong types, namin
     j["catalog"]["instances"][1]["quota"] = 2.5;
     check_rejected<dnnplan::vm_request>(j, "catalog.instances[1].quota", "an integer");
 
-    check_rejected<dnnplan::vm_result>(ordered_json::parse(R"({"status": "optimal", "reason": ""})"), "plan", "missing");
+    check_rejected<dnnplan::vm_result>(
+        ordered_json::parse(R"({"status": "optimal", "limit": "none", "figures": "exact", "estimate": null, "reason": ""})"), "plan",
+        "missing");
     auto result = ordered_json(dnnplan::vm_result{});
     result["bound"] = "infinity";
     check_rejected<dnnplan::vm_result>(result, "bound", "a number or null");

@@ -906,7 +906,7 @@ TEST_CASE("PipeDream's own optimizer: every recorded run is reproduced", "[parti
 }
 
 TEST_CASE("a 1,000,000-layer chain is read and partitioned without recursion or quadratic tables", "[pipedream][fuzz]") {
-    // Issue 10's hand-made cases: a chain this long must not recurse (reader, topological order,
+    // Hand-made cases: a chain this long must not recurse (reader, topological order,
     // antichain states) nor allocate the two-level tables (a budget status instead).
     constexpr std::size_t layers = 1'000'000;
     std::string text;
@@ -934,7 +934,8 @@ TEST_CASE("a 1,000,000-layer chain is read and partitioned without recursion or 
     // Two levels: the table between levels has (states + 1) x states cells, 10^12 here.
     request.options.machines = {2, 2};
     const auto two_levels = dnnplan::solve(request);
-    CHECK(two_levels.status == dnnplan::solve_status::budget_exhausted);
+    CHECK(two_levels.status == dnnplan::solve_status::no_plan_found);
+    CHECK(two_levels.limit != dnnplan::search_limit::none);
     CHECK_FALSE(two_levels.plan);
     CHECK_THAT(two_levels.reason, Catch::Contains("budget"));
 }
@@ -955,7 +956,8 @@ TEST_CASE("the chain solver's budget counts its bit rows and its arrays over the
     CHECK(r.status == dnnplan::solve_status::optimal);
     request.options.budget.max_nodes = 207'355;
     const auto over = dnnplan::solve(request);
-    CHECK(over.status == dnnplan::solve_status::budget_exhausted);
+    CHECK(over.status == dnnplan::solve_status::no_plan_found);
+    CHECK(over.limit != dnnplan::search_limit::none);
     CHECK_THAT(over.reason, Catch::Contains("207356 cells"));
     request.options.budget.max_nodes = 207'356;
     CHECK(dnnplan::solve(request).status == dnnplan::solve_status::optimal);
@@ -965,7 +967,7 @@ TEST_CASE("the chain solver's budget counts its bit rows and its arrays over the
                                         {.id = "b", .description = "Linear", .forward_s = 1e-3, .backward_s = 1e-3, .activation_bytes = 1.0, .parameter_bytes = 1.0}},
                                        {{0, 1}})};
     two.options.machines = {std::numeric_limits<std::int32_t>::max()};
-    CHECK(dnnplan::solve(two).status == dnnplan::solve_status::budget_exhausted);
+    CHECK(dnnplan::solve(two).limit == dnnplan::search_limit::nodes);
 }
 
 TEST_CASE("fuzz finding: the recurrence stops at the evaluation budget", "[pipedream][fuzz][budget]") {
@@ -978,7 +980,8 @@ TEST_CASE("fuzz finding: the recurrence stops at the evaluation budget", "[piped
     CHECK(unlimited.counters.evaluations > 20'000);
     request.options.budget = {.max_nodes = 20'000, .max_evaluations = 20'000, .max_time_s = 0.0};
     const auto r = dnnplan::solve(request);
-    CHECK(r.status == dnnplan::solve_status::budget_exhausted);
+    CHECK(r.status == dnnplan::solve_status::no_plan_found);
+    CHECK(r.limit != dnnplan::search_limit::none);
     CHECK_FALSE(r.plan);
     CHECK_FALSE(r.objective_value);
     CHECK(r.counters.evaluations == 20'000);
@@ -1001,7 +1004,8 @@ TEST_CASE("fuzz finding: the bounded search's retries stop at the node budget", 
     CHECK(unlimited.counters.nodes > 20'000);
     request.options.budget = {.max_nodes = 20'000, .max_evaluations = 20'000, .max_time_s = 0.0};
     const auto r = dnnplan::solve(request);
-    CHECK(r.status == dnnplan::solve_status::budget_exhausted);
+    CHECK(r.status == dnnplan::solve_status::no_plan_found);
+    CHECK(r.limit != dnnplan::search_limit::none);
     CHECK_FALSE(r.plan);
     CHECK_FALSE(r.objective_value);
     CHECK(r.counters.nodes <= 20'000);

@@ -289,7 +289,7 @@ TEST_CASE("bad partitioner options are rejected naming the field", "[partition][
     CHECK_THROWS_WITH(dnnplan::solve(request{.options = {.max_devices = 2}}, position_dependent{}), Contains("model.num_states() = 0"));
 }
 
-TEST_CASE("a budget smaller than the recurrence is status budget_exhausted with nothing computed", "[partition][pipeline_dp][budget]") {
+TEST_CASE("a budget smaller than the recurrence is no_plan_found with its limit, nothing computed", "[partition][pipeline_dp][budget]") {
     std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/pipedream/vgg16.txt");
     REQUIRE(in);
     const auto chain = dnnplan::build_layer_chain(dnnplan::parse_pipedream_graph(in), 128);
@@ -302,7 +302,8 @@ TEST_CASE("a budget smaller than the recurrence is status budget_exhausted with 
         request.options.budget = {};
         (by_nodes ? request.options.budget.max_nodes : request.options.budget.max_evaluations) = 100;
         const auto r = dnnplan::solve(request, model);
-        CHECK(r.status == dnnplan::solve_status::budget_exhausted);
+        CHECK(r.status == dnnplan::solve_status::no_plan_found);
+        CHECK(r.limit != dnnplan::search_limit::none);
         CHECK_FALSE(r.plan);
         CHECK_FALSE(r.bound);
         CHECK(r.counters.evaluations == 0);

@@ -1,5 +1,5 @@
 // Tests of preemption/bamboo_simulator.hpp: Bamboo's own output on the p3 trace with GPT-2 (its
-// worked example), every model on both AWS traces against the reference figures (an independent
+// worked example), every workload on both AWS traces against the reference figures (an independent
 // re-implementation of Bamboo's simulator.py reproduces the worked example bit for bit; the other
 // rows are its output: docs/models/bamboo.md), random mode seed for seed against Bamboo's Python
 // draws, closed-form step runs against the one-by-one loop, and conservation of instances.
@@ -37,13 +37,13 @@ const instance_trace& g4dn() {
     return t;
 }
 
-bamboo_options options_for(bamboo_model m) {
+bamboo_options options_for(bamboo_workload m) {
     bamboo_options o;
-    o.model = bamboo_model_preset(m);
+    o.workload = bamboo_workload_preset(m);
     return o;
 }
 
-// Relative error within 1e-9 (the issue's tolerance; the closed-form runs differ from the
+// Relative error within 1e-9 (the closed-form runs differ from the
 // one-by-one sums in the last bits only).
 void check_close(double got, double expected) {
     INFO("got " << got << ", expected " << expected);
@@ -51,7 +51,7 @@ void check_close(double got, double expected) {
 }
 
 struct reference_row {
-    bamboo_model model;
+    bamboo_workload workload;
     std::int64_t preemptions, fatal_failures, steps;
     double average_instances, samples_per_s, usd_per_h, value, on_demand_samples_per_s, on_demand_usd_per_h;
 };
@@ -69,7 +69,7 @@ TEST_CASE("python_random draws what CPython's random.Random draws", "[preemption
 }
 
 TEST_CASE("Bamboo's worked example: GPT-2 on the p3 trace, exactly", "[preemption][bamboo]") {
-    const bamboo_run r = simulate_bamboo(p3(), options_for(bamboo_model::gpt2));
+    const bamboo_run r = simulate_bamboo(p3(), options_for(bamboo_workload::gpt2));
     REQUIRE(r.status == bamboo_status::completed);
     CHECK(r.preemptions == 167);
     CHECK(r.fatal_failures == 6);
@@ -92,32 +92,32 @@ TEST_CASE("Bamboo's worked example: GPT-2 on the p3 trace, exactly", "[preemptio
     CHECK(r.closed_form_steps > 25'000);  // most steps are advanced in closed form
 }
 
-TEST_CASE("every model on both AWS traces: the reference figures", "[preemption][bamboo]") {
+TEST_CASE("every workload on both AWS traces: the reference figures", "[preemption][bamboo]") {
     // docs/models/bamboo.md, "Reference runs": the ResNet rows run to the 12 h duration on p3.
     const std::vector<reference_row> p3_rows = {
-        {bamboo_model::bert, 167, 6, 11375, 24.068361472629682, 73.7345193419114, 21.902208940092997, 3.344008935891294,
+        {bamboo_workload::bert, 167, 6, 11375, 24.068361472629682, 73.7345193419114, 21.902208940092997, 3.344008935891294,
          105.1792828685259, 61.2},
-        {bamboo_model::resnet, 167, 13, 13904, 23.2902438816014, 123.8316627153551, 21.19412193225726, 5.561985059086984,
+        {bamboo_workload::resnet, 167, 13, 13904, 23.2902438816014, 123.8316627153551, 21.19412193225726, 5.561985059086984,
          295.38461538461536, 61.2},
     };
     const std::vector<reference_row> g4dn_rows = {
-        {bamboo_model::gpt2, 74, 1, 18035, 12.709759452056943, 15.346344433851568, 11.56588110137182, 1.1576604408426132,
+        {bamboo_workload::gpt2, 74, 1, 18035, 12.709759452056943, 15.346344433851568, 11.56588110137182, 1.1576604408426132,
          9.495548961424332, 97.92},
-        {bamboo_model::bert, 74, 1, 5097, 12.709743541705302, 35.78132877226948, 11.565866622951827, 2.683947309959,
+        {bamboo_workload::bert, 74, 1, 5097, 12.709743541705302, 35.78132877226948, 11.565866622951827, 2.683947309959,
          105.1792828685259, 61.2},
-        {bamboo_model::resnet, 74, 2, 6939, 12.63677378004777, 70.17173875315628, 11.499464139843473, 5.826083400090221,
+        {bamboo_workload::resnet, 74, 2, 6939, 12.63677378004777, 70.17173875315628, 11.499464139843473, 5.826083400090221,
          295.38461538461536, 61.2},
-        {bamboo_model::gnmt, 74, 3, 17683, 12.613667143907444, 133.7036191076349, 11.478437100955775, 11.315278942685703,
+        {bamboo_workload::gnmt, 74, 3, 17683, 12.613667143907444, 133.7036191076349, 11.478437100955775, 11.315278942685703,
          320.0, 48.96},
-        {bamboo_model::vgg, 74, 3, 5991, 12.633234192326935, 60.556358702739516, 11.496243115017512, 5.106899855835086,
+        {bamboo_workload::vgg, 74, 3, 5991, 12.633234192326935, 60.556358702739516, 11.496243115017512, 5.106899855835086,
          174.54545454545453, 48.96},
-        {bamboo_model::alexnet, 74, 3, 9443, 12.613755528640585, 95.20090419688655, 11.478517531062932, 7.988381685726982,
+        {bamboo_workload::alexnet, 74, 3, 9443, 12.613755528640585, 95.20090419688655, 11.478517531062932, 7.988381685726982,
          240.0, 48.96},
     };
     for (const auto& [trace, rows] : {std::pair{&p3(), &p3_rows}, std::pair{&g4dn(), &g4dn_rows}}) {
         for (const reference_row& row : *rows) {
-            INFO(to_string(row.model) << (trace == &p3() ? " on p3" : " on g4dn"));
-            const bamboo_run r = simulate_bamboo(*trace, options_for(row.model));
+            INFO(to_string(row.workload) << (trace == &p3() ? " on p3" : " on g4dn"));
+            const bamboo_run r = simulate_bamboo(*trace, options_for(row.workload));
             REQUIRE(r.status == bamboo_status::completed);
             CHECK(r.preemptions == row.preemptions);
             CHECK(r.fatal_failures == row.fatal_failures);
@@ -132,9 +132,9 @@ TEST_CASE("every model on both AWS traces: the reference figures", "[preemption]
     }
 }
 
-TEST_CASE("six-stage models on p3 form five pipelines: a status, or the last row by choice", "[preemption][bamboo]") {
+TEST_CASE("six-stage workloads on p3 form five pipelines: a status, or the last row by choice", "[preemption][bamboo]") {
     // Bamboo's simulator raises NotImplementedError here (no step time for P = 5).
-    for (const bamboo_model m : {bamboo_model::gnmt, bamboo_model::vgg, bamboo_model::alexnet}) {
+    for (const bamboo_workload m : {bamboo_workload::gnmt, bamboo_workload::vgg, bamboo_workload::alexnet}) {
         INFO(to_string(m));
         auto o = options_for(m);
         const bamboo_run stopped = simulate_bamboo(p3(), o);
@@ -147,7 +147,7 @@ TEST_CASE("six-stage models on p3 form five pipelines: a status, or the last row
         CHECK(extended.fatal_failures == 10);
     }
     // GNMT with P = 4's time for P >= 5 (docs/models/bamboo.md, "Beyond the step table").
-    auto o = options_for(bamboo_model::gnmt);
+    auto o = options_for(bamboo_workload::gnmt);
     o.beyond_table = beyond_step_table::use_last_row;
     const bamboo_run r = simulate_bamboo(p3(), o);
     CHECK(r.steps == 33003);
@@ -156,8 +156,8 @@ TEST_CASE("six-stage models on p3 form five pipelines: a status, or the last row
 }
 
 TEST_CASE("closed-form step runs give the one-by-one loop's run", "[preemption][bamboo]") {
-    for (const bamboo_model m : {bamboo_model::gpt2, bamboo_model::bert, bamboo_model::resnet, bamboo_model::gnmt,
-                                 bamboo_model::vgg, bamboo_model::alexnet}) {
+    for (const bamboo_workload m : {bamboo_workload::gpt2, bamboo_workload::bert, bamboo_workload::resnet, bamboo_workload::gnmt,
+                                 bamboo_workload::vgg, bamboo_workload::alexnet}) {
         INFO(to_string(m));
         auto o = options_for(m);
         o.beyond_table = beyond_step_table::use_last_row;
@@ -182,7 +182,7 @@ TEST_CASE("random mode reproduces Bamboo's runs seed for seed", "[preemption][ba
     // Bamboo's random mode with GPT-2, capacity 48, start hour 0, the addition probabilities
     // drawn, removal probability 0.05 per hour, 12 h: Python's figures for seeds 1-3.
     const bamboo_random_options random{.capacity = 48, .start_hour = 0, .removal_probability = 0.05};
-    const auto o = options_for(bamboo_model::gpt2);
+    const auto o = options_for(bamboo_workload::gpt2);
     const bamboo_run s1 = simulate_bamboo(random, 1, o);
     CHECK(s1.preemptions == 26);
     CHECK(s1.fatal_failures == 0);
@@ -213,8 +213,8 @@ TEST_CASE("the simulation never has more live instances than were added", "[pree
             most = std::max(most, live);
             REQUIRE(live >= 0);
         }
-        for (const bamboo_model m : {bamboo_model::gpt2, bamboo_model::bert, bamboo_model::resnet, bamboo_model::gnmt,
-                                     bamboo_model::vgg, bamboo_model::alexnet}) {
+        for (const bamboo_workload m : {bamboo_workload::gpt2, bamboo_workload::bert, bamboo_workload::resnet, bamboo_workload::gnmt,
+                                     bamboo_workload::vgg, bamboo_workload::alexnet}) {
             auto o = options_for(m);
             o.beyond_table = beyond_step_table::use_last_row;
             const bamboo_run r = simulate_bamboo(*trace, o);
@@ -227,23 +227,23 @@ TEST_CASE("the simulation never has more live instances than were added", "[pree
 }
 
 TEST_CASE("bad simulation options are rejected naming the field", "[preemption][bamboo][errors]") {
-    auto o = options_for(bamboo_model::gpt2);
-    o.model.step_ms.clear();
-    CHECK(dnnplan_test::field_of([&] { (void)simulate_bamboo(p3(), o); }) == "options.model.step_ms");
-    o = options_for(bamboo_model::gpt2);
+    auto o = options_for(bamboo_workload::gpt2);
+    o.workload.step_ms.clear();
+    CHECK(dnnplan_test::field_of([&] { (void)simulate_bamboo(p3(), o); }) == "options.workload.step_ms");
+    o = options_for(bamboo_workload::gpt2);
     o.duration_ms.reset();
     CHECK(dnnplan_test::field_of([&] { (void)simulate_bamboo(p3(), o); }) == "options.duration_ms");
-    o = options_for(bamboo_model::gpt2);
+    o = options_for(bamboo_workload::gpt2);
     o.slowdown = 0.5;
     CHECK(dnnplan_test::field_of([&] { (void)simulate_bamboo(p3(), o); }) == "options.slowdown");
     const bamboo_random_options bad{.capacity = 48, .start_hour = 24};
-    CHECK(dnnplan_test::field_of([&] { (void)simulate_bamboo(bad, 1, options_for(bamboo_model::gpt2)); }) == "random.start_hour");
+    CHECK(dnnplan_test::field_of([&] { (void)simulate_bamboo(bad, 1, options_for(bamboo_workload::gpt2)); }) == "random.start_hour");
     instance_trace t;
     t.events = {{0, instance_event_kind::remove, "node1"}};
-    CHECK(dnnplan_test::field_of([&] { (void)simulate_bamboo(t, options_for(bamboo_model::gpt2)); }) == "trace.events[0].node");
+    CHECK(dnnplan_test::field_of([&] { (void)simulate_bamboo(t, options_for(bamboo_workload::gpt2)); }) == "trace.events[0].node");
     // Too few instances to form a pipeline: a status, not an exception.
     t.events = {{0, instance_event_kind::add, "a"}, {0, instance_event_kind::add, "b"}};
-    const bamboo_run r = simulate_bamboo(t, options_for(bamboo_model::gpt2));
+    const bamboo_run r = simulate_bamboo(t, options_for(bamboo_workload::gpt2));
     CHECK(r.status == bamboo_status::never_trained);
     CHECK(r.steps == 0);
 }
@@ -251,7 +251,7 @@ TEST_CASE("bad simulation options are rejected naming the field", "[preemption][
 TEST_CASE("random mode over seeds: every seed's run, the means and the intervals of the means", "[preemption][bamboo][random]") {
     // Seeds 1-3 of the case above: 26, 29 and 29 preemptions.
     const bamboo_random_options random{.capacity = 48, .start_hour = 0, .removal_probability = 0.05};
-    const auto o = options_for(bamboo_model::gpt2);
+    const auto o = options_for(bamboo_workload::gpt2);
     const bamboo_seed_summary s = simulate_bamboo_seeds(random, 1, 3, o);
     REQUIRE(s.runs.size() == 3);
     CHECK(s.completed == 3);

@@ -1,7 +1,11 @@
-// Checkpoint-restart (issue 12, section 3): Young's and Daly's intervals, the exact mean against
-// Daly's formula, P(T <= D) against an independent event-by-event simulation, the limits, the
-// interval search against brute force, the trace replay on a hand-made trace, and bad input.
+// The checkpoint-restart model (preemption/checkpoint_restart.hpp) and its P(T <= D)
+// (preemption/checkpoint_probability.hpp), tested together because they share their oracle (an
+// event-by-event simulation of the model): Young's and Daly's intervals, the exact mean against
+// Daly's formula and the simulation, P(T <= D) against the simulation, the limits, and bad input.
+// The replay is tests/preemption/checkpoint_replay.cpp; the planner,
+// tests/solve/resilience_plan/checkpoint.cpp.
 
+#include <dnnplan/preemption/checkpoint_probability.hpp>
 #include <dnnplan/preemption/checkpoint_restart.hpp>
 
 #include "../support/checks.hpp"
@@ -70,8 +74,8 @@ double empirical_cdf(const std::vector<double>& sorted, double d) {
            static_cast<double>(sorted.size());
 }
 
-/// The issue's formula, written out again.
-double issue_formula(double w, double tau, double delta, double r, double lambda) {
+/// Daly's formula, written out again.
+double daly_formula(double w, double tau, double delta, double r, double lambda) {
     return std::exp(lambda * r) / lambda * (std::exp(lambda * (tau + delta)) - 1.0) * w / tau;
 }
 
@@ -99,7 +103,7 @@ TEST_CASE("Young's and Daly's intervals: hand-computed values and Daly's publish
         // Daly's estimate is close to it while delta << M (his figure 2: well under 1 % there).
         if (lambda * delta < 0.02) CHECK(dnnplan::daly_interval_h(delta, 1.0 / lambda) == Approx(tau).epsilon(2e-3));
         // ... and it is the minimum of the formula.
-        const auto e = [&](double t) { return issue_formula(100.0, t, delta, 0.1, lambda); };
+        const auto e = [&](double t) { return daly_formula(100.0, t, delta, 0.1, lambda); };
         CHECK(e(tau) < e(tau * 1.01));
         CHECK(e(tau) < e(tau * 0.99));
     }
@@ -107,14 +111,14 @@ TEST_CASE("Young's and Daly's intervals: hand-computed values and Daly's publish
 
 TEST_CASE("the exact mean is Daly's formula when W / tau is an integer, the renewal sum otherwise", "[preemption][checkpoint]") {
     const checkpoint_restart_model m{.work_h = 100.0, .interval_h = 2.0, .checkpoint_h = 0.1, .restart_h = 0.2, .preemptions_per_h = 0.05};
-    CHECK(dnnplan::daly_expected_completion_h(m) == Approx(issue_formula(100.0, 2.0, 0.1, 0.2, 0.05)).epsilon(1e-14));
-    CHECK(dnnplan::expected_completion_h(m) == Approx(issue_formula(100.0, 2.0, 0.1, 0.2, 0.05)).epsilon(1e-13));
+    CHECK(dnnplan::daly_expected_completion_h(m) == Approx(daly_formula(100.0, 2.0, 0.1, 0.2, 0.05)).epsilon(1e-14));
+    CHECK(dnnplan::expected_completion_h(m) == Approx(daly_formula(100.0, 2.0, 0.1, 0.2, 0.05)).epsilon(1e-13));
     // 10 / 0.1 = 100.00000000000001 in doubles: still 100 segments.
     auto fine = m;
     fine.work_h = 10.0;
     fine.interval_h = 0.1;
     CHECK(dnnplan::split_work(10.0, 0.1).count == 100);
-    CHECK(dnnplan::expected_completion_h(fine) == Approx(issue_formula(10.0, 0.1, 0.1, 0.2, 0.05)).epsilon(1e-12));
+    CHECK(dnnplan::expected_completion_h(fine) == Approx(daly_formula(10.0, 0.1, 0.1, 0.2, 0.05)).epsilon(1e-12));
     // W = 10, tau = 3: 3 segments of 3 h and one of 1 h, each with its checkpoint.
     auto partial = m;
     partial.work_h = 10.0;
@@ -233,161 +237,14 @@ TEST_CASE("P(T <= D) with 1,000 segments and lambda (tau + delta) = 5 stays accu
     CHECK(dnnplan::completion_probability(m, mean * 1.03).p > fine.p);
 }
 
-TEST_CASE("solve: the interval of least E[T] is the brute-force optimum over the segment counts", "[preemption][checkpoint]") {
-    for (const double lambda : {0.02, 0.3, 1.5}) {
-        dnnplan::checkpoint_request r{.work_h = 50.0, .checkpoint_h = 0.1, .restart_h = 0.25, .preemptions_per_h = lambda, .deadline_h = 70.0};
-        const auto result = dnnplan::solve(r);
-        REQUIRE(result.status == dnnplan::solve_status::optimal);
-        REQUIRE(result.plan);
-        double best = std::numeric_limits<double>::infinity();
-        for (int n = 1; n <= 5000; ++n) best = std::min(best, dnnplan::expected_completion_h(r.model(50.0 / n)));
-        CHECK(result.plan->expected_h == Approx(best).epsilon(1e-13));
-        CHECK(*result.objective_value == result.plan->expected_h);
-        CHECK(*result.bound == result.plan->expected_h);
-        // Any other interval is no better (partial last segments included).
-        for (const double tau : {*result.details.young_interval_h, *result.details.daly_interval_h, 0.77, 3.3})
-            CHECK(dnnplan::expected_completion_h(r.model(tau)) >= result.plan->expected_h * (1.0 - 1e-14));
-        CHECK(result.plan->p_meet_deadline == dnnplan::completion_probability(r.model(result.plan->interval_h), 70.0).p);
-        CHECK(result.details.daly_expected_h == Approx(result.plan->expected_h).epsilon(1e-12));  // W / tau is an integer
-    }
-    // lambda = 0: one segment; no Young or Daly interval.
-    const auto calm = dnnplan::solve({.work_h = 5.0, .checkpoint_h = 0.1, .deadline_h = 6.0});
-    REQUIRE(calm.plan);
-    CHECK(calm.plan->segments == 1);
-    CHECK(calm.plan->expected_h == Approx(5.1));
-    CHECK(calm.plan->p_meet_deadline == 1.0);
-    CHECK_FALSE(calm.details.young_interval_h);
-    // A given interval is evaluated.
-    const auto given = dnnplan::solve({.work_h = 10.0, .checkpoint_h = 0.1, .restart_h = 0.2, .preemptions_per_h = 0.05,
-                                       .deadline_h = 12.0, .interval_h = 3.0});
-    REQUIRE(given.plan);
-    CHECK(given.status == dnnplan::solve_status::optimal);
-    CHECK(given.plan->segments == 4);
-    CHECK(given.plan->interval_h == 3.0);
-    CHECK(given.plan->expected_h == dnnplan::expected_completion_h(
-                                        {.work_h = 10.0, .interval_h = 3.0, .checkpoint_h = 0.1, .restart_h = 0.2, .preemptions_per_h = 0.05}));
-    // E[T] beyond the double range: infeasible, no plan.
-    const auto hopeless = dnnplan::solve({.work_h = 10.0, .checkpoint_h = 0.1, .restart_h = 800.0, .preemptions_per_h = 1.0, .deadline_h = 12.0});
-    CHECK(hopeless.status == dnnplan::solve_status::infeasible);
-    CHECK_FALSE(hopeless.plan);
-}
-
-TEST_CASE("solve: the interval of greatest P(T <= D) is the brute-force optimum over the equal splits", "[preemption][checkpoint]") {
-    dnnplan::checkpoint_request r{.work_h = 6.0, .checkpoint_h = 0.1, .restart_h = 0.2, .preemptions_per_h = 0.4, .deadline_h = 8.0};
-    r.options.objective = dnnplan::checkpoint_objective::max_deadline_probability;
-    const auto result = dnnplan::solve(r);
-    REQUIRE(result.status == dnnplan::solve_status::optimal);  // n_max = 20 <= 64 candidates
-    REQUIRE(result.plan);
-    CHECK(result.counters.evaluations == 20);
-    double best = 0.0;
-    for (int n = 1; n <= 25; ++n) best = std::max(best, dnnplan::completion_probability(r.model(6.0 / n), 8.0).p);
-    CHECK(result.plan->p_meet_deadline == Approx(best).margin(2e-6));
-    CHECK(*result.bound >= result.plan->p_meet_deadline);
-    CHECK(*result.bound <= best + 1e-5);
-    // A window of candidates: feasible, not proven.
-    r.options.max_candidates = 5;
-    const auto window = dnnplan::solve(r);
-    CHECK(window.status == dnnplan::solve_status::feasible);
-    CHECK(window.counters.evaluations == 5);
-    CHECK_FALSE(window.bound);
-    // The deadline below W + delta: every P is 0.
-    r.deadline_h = 6.05;
-    const auto late = dnnplan::solve(r);
-    REQUIRE(late.plan);
-    CHECK(late.plan->p_meet_deadline == 0.0);
-    CHECK(*late.bound == 0.0);
-}
-
-TEST_CASE("trace replay: a hand-made trace with a hand-computed answer", "[preemption][checkpoint]") {
-    using dnnplan::instance_event_kind;
-    constexpr std::int64_t h = 3'600'000;  // ms
-    const auto at = [](double hours) { return static_cast<std::int64_t>(std::llround(hours * 3'600'000.0)); };
-    dnnplan::instance_trace trace{{
-        {0, instance_event_kind::add, "a"},
-        {0, instance_event_kind::add, "b"},
-        {0, instance_event_kind::add, "c"},
-        {at(1.5), instance_event_kind::remove, "a"},  // held: interrupts segment 2 (0.4 h lost); c replaces a
-        {2 * h, instance_event_kind::remove, "c"},    // held: interrupts segment 2 again (0.25 h lost); no spare
-        {at(2.5), instance_event_kind::add, "d"},     // taken, usable at 2.55
-        {at(2.6), instance_event_kind::add, "e"},     // spare
-        {at(2.7), instance_event_kind::remove, "b"},  // held: interrupts the restart begun at 2.55; e replaces b
-        {3 * h, instance_event_kind::add, "f"},       // spare
-        {at(3.2), instance_event_kind::remove, "f"},  // not held: nothing
-    }};
-    // W = 3 in segments of 1 h + 0.1 h checkpoint, R = 0.2 h, replacements usable after 0.05 h.
-    dnnplan::checkpoint_replay_options o{.work_h = 3.0, .interval_h = 1.0, .checkpoint_h = 0.1, .restart_h = 0.2,
-                                         .replacement_delay_h = 0.05, .horizon_h = 10.0};
-    // Timeline: work from 0 (a, b); segment 1 saved at 1.1; loss at 1.5; c usable 1.55, restart to
-    // 1.75; loss at 2.0; d usable 2.55, restart from 2.55; loss at 2.7; e usable 2.75, restart to
-    // 2.95; segments at 4.05 and 5.15. Waiting 0.05 + 0.55 + 0.05, restarting 0.2 + 0.15 + 0.2.
-    const auto r = dnnplan::replay_checkpoint_restart(trace, 2, o);
-    CHECK(r.outcome == dnnplan::replay_outcome::finished);
-    CHECK(r.end_h == Approx(5.15));
-    CHECK(r.interruptions == 3);
-    CHECK(r.held_losses == 3);
-    CHECK(r.segments_done == 3);
-    CHECK(r.work_done_h == Approx(3.0));
-    CHECK(r.lost_h == Approx(0.65));
-    CHECK(r.restart_time_h == Approx(0.55));
-    CHECK(r.waiting_h == Approx(0.65));
-    CHECK(r.end_h == Approx(3.3 + r.lost_h + r.restart_time_h + r.waiting_h));
-
-    // A horizon before the end: the trace ended with 2 segments saved.
-    o.horizon_h = 5.0;
-    const auto cut = dnnplan::replay_checkpoint_restart(trace, 2, o);
-    CHECK(cut.outcome == dnnplan::replay_outcome::trace_ended);
-    CHECK(cut.end_h == 5.0);
-    CHECK(cut.segments_done == 2);
-    // No horizon: the last event (3.2 h).
-    o.horizon_h.reset();
-    CHECK(dnnplan::replay_checkpoint_restart(trace, 2, o).segments_done == 1);
-    // More instances than ever live at once: the job never starts.
-    o.horizon_h = 4.0;
-    const auto starved = dnnplan::replay_checkpoint_restart(trace, 4, o);
-    CHECK(starved.outcome == dnnplan::replay_outcome::trace_ended);
-    CHECK(starved.segments_done == 0);
-    CHECK(starved.waiting_h == Approx(4.0));
-    // One instance and no losses of it: W + n delta.
-    // One instance, R = 0, no delay: a (held) lost at 1.5 with 0.4 h of segment 2, b taken; c
-    // removed as a spare; b lost at 2.7 just after segment 2 was saved at 2.6 (0.1 h lost), d taken;
-    // the last segment from 2.7 to 3.8.
-    const auto single = dnnplan::replay_checkpoint_restart(trace, 1, {.work_h = 3.0, .interval_h = 1.0, .checkpoint_h = 0.1, .horizon_h = 10.0});
-    CHECK(single.outcome == dnnplan::replay_outcome::finished);
-    CHECK(single.end_h == Approx(3.8));
-    CHECK(single.interruptions == 2);
-    CHECK(single.lost_h == Approx(0.5));
-}
-
-TEST_CASE("checkpoint-restart: malformed input names the field", "[preemption][checkpoint]") {
-    const dnnplan::checkpoint_request good{.work_h = 10.0, .checkpoint_h = 0.1, .restart_h = 0.2, .preemptions_per_h = 0.1, .deadline_h = 12.0};
-    const auto with = [&](auto mutate) {
-        auto r = good;
-        mutate(r);
-        return field_of([&] { (void)dnnplan::solve(r); });
-    };
-    CHECK(with([](auto& r) { r.work_h = 0.0; }) == "work_h");
-    CHECK(with([](auto& r) { r.preemptions_per_h = -0.1; }) == "preemptions_per_h");
-    CHECK(with([](auto& r) { r.preemptions_per_h = std::nan(""); }) == "preemptions_per_h");
-    CHECK(with([](auto& r) { r.restart_h = -1.0; }) == "restart_h");
-    CHECK(with([](auto& r) { r.checkpoint_h = 0.0; }) == "checkpoint_h");  // no interval: the best would be 0
-    CHECK(with([](auto& r) { r.deadline_h = 0.0; }) == "deadline_h");
-    CHECK(with([](auto& r) { r.interval_h = -2.0; }) == "interval_h");
-    CHECK(with([](auto& r) { r.interval_h = 1e-15; }) == "interval_h");  // 1e16 segments
-    CHECK(with([](auto& r) { r.options.probability_tolerance = 0.01; }) == "options.probability_tolerance");
-    CHECK(with([](auto& r) { r.options.max_candidates = 0; }) == "options.max_candidates");
-    CHECK(with([](auto& r) { r.options.objective = static_cast<dnnplan::checkpoint_objective>(7); }) == "options.objective");
+TEST_CASE("checkpoint-restart model: malformed input names the field", "[preemption][checkpoint]") {
     CHECK(field_of([] { (void)dnnplan::young_interval_h(-1.0, 2.0); }) == "checkpoint_h");
     CHECK(field_of([] { (void)dnnplan::daly_interval_h(1.0, 0.0); }) == "mtbf_h");
     const checkpoint_restart_model m{.work_h = 1.0, .interval_h = 1.0, .preemptions_per_h = -1.0};
     CHECK(field_of([&] { (void)dnnplan::expected_completion_h(m); }) == "preemptions_per_h");
+    CHECK(field_of([] { (void)dnnplan::expected_completion_h({.work_h = 0.0}); }) == "work_h");
+    CHECK(field_of([] { (void)dnnplan::no_failure_time_h({.work_h = 10.0, .interval_h = 1e-15}); }) == "interval_h");  // 1e16 segments
+    CHECK(field_of([] { (void)dnnplan::daly_expected_completion_h({.restart_h = -1.0}); }) == "restart_h");
     CHECK(field_of([] { (void)dnnplan::completion_probability({}, std::nan("")); }) == "deadline_h");
     CHECK(field_of([] { (void)dnnplan::completion_probability({}, 1.0, 0.5); }) == "tolerance");
-
-    const dnnplan::instance_trace trace{{{0, dnnplan::instance_event_kind::add, "a"}, {5, dnnplan::instance_event_kind::remove, "b"}}};
-    const dnnplan::instance_trace ok{{{0, dnnplan::instance_event_kind::add, "a"}}};
-    CHECK(field_of([&] { (void)dnnplan::replay_checkpoint_restart(trace, 1, {}); }) == "trace.events[1].node");
-    CHECK(field_of([&] { (void)dnnplan::replay_checkpoint_restart(ok, 0, {}); }) == "instances");
-    CHECK(field_of([&] { (void)dnnplan::replay_checkpoint_restart(ok, 1, {.work_h = -1.0}); }) == "options.work_h");
-    CHECK(field_of([&] { (void)dnnplan::replay_checkpoint_restart(ok, 1, {.replacement_delay_h = -1.0}); }) == "options.replacement_delay_h");
-    CHECK(field_of([&] { (void)dnnplan::replay_checkpoint_restart(ok, 1, {.horizon_h = -1.0}); }) == "options.horizon_h");
 }

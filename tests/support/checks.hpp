@@ -1,9 +1,11 @@
 #pragma once
 // Small helpers shared by the test files: the invalid_input a call throws (to check the field it
 // names), an Eigen vector from a list, a seeded standard normal draw, equality to 1e-9 relative,
-// substring search. (The JSON round-trip and rejection checks are in json_checks.hpp.)
+// substring search, the rules of the one result shape. (The JSON round-trip and rejection checks
+// are in json_checks.hpp.)
 
 #include <dnnplan/core/error.hpp>
+#include <dnnplan/core/result.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -18,6 +20,17 @@
 #include <string_view>
 
 namespace dnnplan_test {
+
+/// Checks `r` against the rules of the one result shape (core/result.hpp), naming the rule it
+/// breaks, and that every status but optimal says why.
+template <class Plan, class Details>
+void check_result_shape(const dnnplan::solve_result<Plan, Details>& r) {
+    INFO("status " << to_string(r.status) << ", limit " << to_string(r.limit) << ", reason: " << r.reason);
+    const dnnplan::result_violation broken = dnnplan::result_shape_violation(r);
+    INFO("breaks " << broken.field << ": " << broken.rule);
+    CHECK_FALSE(broken);
+    if (r.status != dnnplan::solve_status::optimal) CHECK_FALSE(r.reason.empty());
+}
 
 /// The invalid_input `f()` throws; fails the test when it throws none.
 template <class F>

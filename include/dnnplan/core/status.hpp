@@ -1,7 +1,10 @@
 #pragma once
-// The vocabulary every planner shares: how a search ended (solve_status), what it optimises
-// (objective_kind), how (search_method), how much work it may do (search_budget) and what it did
-// (search_counters). Expected outcomes are statuses, not errors.
+// The vocabulary every planner shares (the model of OR-tools' math_opt: a termination reason, the
+// limit that stopped a search, and whether a figure is proven, bounded or estimated are separate
+// fields): how a solve ended (solve_status), which limit stopped it (search_limit), how its figures
+// were obtained (figure_kind, figure_estimate), what it optimises (objective_kind), how
+// (search_method), how much work it may do (search_budget) and what it did (search_counters).
+// Expected outcomes are statuses, not errors; misuse is an exception.
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/detail/validate.hpp>
@@ -13,23 +16,66 @@
 
 namespace dnnplan {
 
+/// How a solve ended. The same meaning in every planner (docs/architecture.md, "Statuses"):
 enum class solve_status {
-    optimal,           ///< the plan is proven optimal (within the relative gap tolerance)
-    feasible,          ///< a heuristic's plan: it meets the goals, optimality is not proven
-    infeasible,        ///< proven: no plan meets the goals
-    not_found,         ///< a heuristic found no plan; that does not prove none exists
-    budget_exhausted,  ///< the search budget ran out: the best plan so far (if any) and a proven bound
+    optimal,        ///< proven best (within the options' relative gap): bound == objective_value, figures exact
+    feasible,       ///< the plan meets every constraint; that it is the best is not proven
+    infeasible,     ///< proven: no plan meets the constraints (no plan; a best_effort one may be named)
+    no_plan_found,  ///< no plan, and nothing proven either way: a limit, a heuristic that gave up, an estimate short of the goal
 };
 
 template <>
 struct enum_text<solve_status> {
-    static constexpr std::array<enum_name<solve_status>, 5> names{{
+    static constexpr std::array<enum_name<solve_status>, 4> names{{
         {solve_status::optimal, "optimal"},
         {solve_status::feasible, "feasible"},
         {solve_status::infeasible, "infeasible"},
-        {solve_status::not_found, "not_found"},
-        {solve_status::budget_exhausted, "budget_exhausted"},
+        {solve_status::no_plan_found, "no_plan_found"},
     }};
+};
+
+/// Which limit stopped a search before it could prove its answer; none when it ran to its end.
+enum class search_limit {
+    none,         ///< the search ran to its end
+    time,         ///< budget.max_time_s
+    nodes,        ///< budget.max_nodes (search-tree nodes, partial plans, states)
+    evaluations,  ///< budget.max_evaluations (complete plans evaluated)
+    samples,      ///< a budget of simulated runs
+};
+
+template <>
+struct enum_text<search_limit> {
+    static constexpr std::array<enum_name<search_limit>, 5> names{{
+        {search_limit::none, "none"},
+        {search_limit::time, "time"},
+        {search_limit::nodes, "nodes"},
+        {search_limit::evaluations, "evaluations"},
+        {search_limit::samples, "samples"},
+    }};
+};
+
+/// How a result's figures (the objective value and the bound) were obtained.
+enum class figure_kind {
+    exact,      ///< computed from the models without sampling (a model's prediction, exact under the model)
+    estimated,  ///< estimated from samples (simulated runs, measured trials): figure_estimate says how well
+};
+
+template <>
+struct enum_text<figure_kind> {
+    static constexpr std::array<enum_name<figure_kind>, 2> names{{
+        {figure_kind::exact, "exact"},
+        {figure_kind::estimated, "estimated"},
+    }};
+};
+
+/// An estimated objective value: a two-sided interval at `confidence_prob` and the samples it rests
+/// on (simulated runs; for a fitted model, the measurements).
+struct figure_estimate {
+    double lower = 0.0;
+    double upper = 0.0;
+    double confidence_prob = 0.95;
+    std::int64_t samples = 0;
+    friend bool operator==(const figure_estimate&, const figure_estimate&) = default;
 };
 
 /// What a planner optimises. One naming rule for every planner: min_ or max_ and the figure.
@@ -82,8 +128,8 @@ struct enum_text<search_method> {
     }};
 };
 
-/// How much work a search may do before it stops with status budget_exhausted (the best plan so
-/// far and a proven bound). Every method of every planner honours the limits that apply to it
+/// How much work a search may do before a limit stops it (result.limit says which; the status is
+/// feasible with the best plan so far, or no_plan_found, and a proven bound when the search has one). Every method of every planner honours the limits that apply to it
 /// (nodes: search-tree nodes, i.e. bound evaluations; evaluations: complete plans whose figures are
 /// computed, windows or configurations included). The defaults bound every search's time and
 /// memory (about 10 s and tens of MB on the inputs of docs/performance.md); 0 means no limit, which

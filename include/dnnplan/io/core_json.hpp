@@ -7,9 +7,12 @@
 //   affine_time:      {"fixed_s", "per_sample_s"} (0.1 files: "alpha_c_s", "beta_c_s")       then validate
 //   search_budget:    {"max_nodes"?, "max_evaluations"?, "max_time_s"?} (0: no limit)  then validate
 //   search_counters:  {"nodes", "evaluations", "pruned_by_bound", "pruned_by_constraint", "elapsed_s"}
-//   solve_result:     {"status", "reason", "plan": Plan or null, "objective_value": number or null,
-//                      "bound": number or null (null: nothing proven), "counters", "details"?}
-//                     ("details" only for planners that have any).
+//   figure_estimate:  {"lower", "upper" (null: +inf), "confidence_prob", "samples"}
+//   solve_result:     {"status", "limit", "figures", "estimate": figure_estimate or null, "reason",
+//                      "plan": Plan or null, "objective_value": number or null,
+//                      "bound": number or null (null: nothing proven), "best_effort": Plan or null,
+//                      "counters", "details"?} ("details" only for planners that have any); read
+//                     only when it keeps the rules of result_shape_violation (core/result.hpp).
 // The rules of every JSON header are in io/detail/json_core.hpp.
 
 #include <dnnplan/core/affine_time.hpp>
@@ -73,6 +76,16 @@ struct json_fields<search_counters> {
     };
 };
 
+template <>
+struct json_fields<figure_estimate> {
+    static constexpr auto fields = std::tuple{
+        required("lower", &figure_estimate::lower),
+        unbounded("upper", &figure_estimate::upper),  // null: +inf (nothing bounds the figure on that side)
+        required("confidence_prob", &figure_estimate::confidence_prob),
+        required("samples", &figure_estimate::samples),
+    };
+};
+
 template <class T>
 struct is_solve_result : std::false_type {};
 template <class Plan, class Details>
@@ -81,19 +94,22 @@ struct is_solve_result<solve_result<Plan, Details>> : std::true_type {};
 template <document Json, class Plan, class Details>
 void read_value(tag, const Json& j, const std::string& path, solve_result<Plan, Details>& out) {
     constexpr bool with_details = !std::is_same_v<Details, no_details>;
-    static constexpr std::array<std::string_view, 7> all_keys{"status", "reason", "plan", "objective_value", "bound",
-                                                              "counters", "details"};
-    const object_reader<Json> in(j, path, std::span<const std::string_view>(all_keys.data(), with_details ? 7 : 6));
+    static constexpr std::array<std::string_view, 11> all_keys{
+        "status", "limit", "figures", "estimate", "reason", "plan", "objective_value", "bound", "best_effort", "counters", "details"};
+    const object_reader<Json> in(j, path, std::span<const std::string_view>(all_keys.data(), with_details ? 11 : 10));
     in.required("status", out.status);
+    in.required("limit", out.limit);
+    in.required("figures", out.figures);
+    in.required("estimate", out.estimate);
     in.required("reason", out.reason);
     in.required("plan", out.plan);
     in.required("objective_value", out.objective_value);
     in.required("bound", out.bound);
+    in.required("best_effort", out.best_effort);
     in.required("counters", out.counters);
     if constexpr (with_details) in.required("details", out.details);
-    if (out.plan.has_value() != out.objective_value.has_value())
-        fail(in.path_of("objective_value"), value_text(in.at("objective_value", "")),
-             out.plan ? "a number (plan is not null)" : "null (plan is null: there is no plan)");
+    if (const result_violation broken = result_shape_violation(out))
+        fail(in.path_of(broken.field), value_text(in.at(broken.field, "")), broken.rule + " (the one result shape)");
 }
 
 }  // namespace dnnplan::detail::json_io
@@ -108,10 +124,14 @@ void to_json(Json& j, const solve_result<Plan, Details>& r) {
     using namespace detail::json_io;
     Json out = Json::object();
     out["status"] = std::string(to_string(r.status));
+    out["limit"] = std::string(to_string(r.limit));
+    out["figures"] = std::string(to_string(r.figures));
+    out["estimate"] = write_value<Json>(r.estimate, "estimate");
     out["reason"] = r.reason;
     out["plan"] = write_value<Json>(r.plan, "plan");
     out["objective_value"] = write_value<Json>(r.objective_value, "objective_value");
     out["bound"] = write_value<Json>(r.bound, "bound");
+    out["best_effort"] = write_value<Json>(r.best_effort, "best_effort");
     out["counters"] = write_value<Json>(r.counters, "counters");
     if constexpr (!std::is_same_v<Details, no_details>) out["details"] = write_value<Json>(r.details, "details");
     j = std::move(out);

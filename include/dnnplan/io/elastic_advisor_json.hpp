@@ -9,16 +9,17 @@
 //   elastic_record:      {"time_s", "global_step", "speed", "ps", "workers", "nodes"?: [node_usage]}  then validate
 //   replay_report:       {"trials": [configuration_speed], "final": ps_configuration, "time_s", "cost_usd",
 //                         "met_deadline", "decisions_exhausted"}
-//   elastic_result:      the result shape; plan {"ps", "workers", "action" ("trial" | "commit"), "why"};
+//   elastic_result:      the result shape; plan and best_effort {"ps", "workers", "action" ("trial" | "commit"), "why"};
 //                        details {"candidates": [{"ps", "workers", "tried", "steps_per_s", "lower", "upper"
 //                        (null: unbounded), "time_s", "cost_usd"}], "trials", "model_fitted", "compute_s",
 //                        "ps_bandwidth_bytes_per_s", "required_bandwidth_bytes_per_s", "pinned",
 //                        "ps_utilisation", "ps_bottleneck"}
 
-#include <dnnplan/solve/elastic_advisor/replay.hpp>
-#include <dnnplan/solve/elastic_advisor/runtime_records.hpp>
 #include <dnnplan/io/core_json.hpp>
 #include <dnnplan/io/detail/json_core.hpp>
+#include <dnnplan/solve/elastic_advisor/problem.hpp>
+#include <dnnplan/solve/elastic_advisor/replay.hpp>
+#include <dnnplan/solve/elastic_advisor/runtime_records.hpp>
 
 #include <istream>
 #include <string_view>

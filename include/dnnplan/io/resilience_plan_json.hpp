@@ -3,15 +3,16 @@
 // (preemption/). The rules of every JSON header are in io/detail/json_core.hpp; "?": optional
 // (absent: the struct's default).
 //   instance_event:      {"time_ms", "event" ("add" | "remove"), "node"}
-//   preemption_model:    exactly one of
+//   preemption_process_variant: exactly one of
 //                        {"poisson": {"rate_per_instance_h", "replacement_delay_ms"?}},
 //                        {"bamboo_random": {"capacity"?, "start_hour"?, "removal_probability"? (null:
 //                         Bamboo's table by hour), "generate_addition_probabilities"?}},
 //                        {"trace": {"events": [instance_event], "end_ms"? (null: the last event)}}
-//   bamboo_model_spec:   a preset's name ("gpt2" | "bert" | "resnet" | "gnmt" | "vgg" | "alexnet") or
+//   bamboo_workload_spec: a preset's name ("gpt2" | "bert" | "resnet" | "gnmt" | "vgg" | "alexnet") or
 //                        {"name", "samples_per_step", "stages", "local_rendezvous_ms", "step_ms": [ms],
 //                         "on_demand_instances", "on_demand_step_s", "random_capacity"?}; written as the object
-//   resilience_job:      {"model", "work_samples", "deadline_h", "probability"?, "checkpoint_h", "restart_h"?}
+//   resilience_job:      {"workload" (deprecated spelling, still read: "model"), "work_samples", "deadline_h",
+//                         "probability"?, "checkpoint_h", "restart_h"?}
 //   resilience_offer:    {"name", "spot_usd_per_h", "on_demand_usd_per_h", "speed"?, "max_instances"?, "preemption"}
 //   resilience_options:  {"samples"?, "horizon_deadlines"?, "instance_ready_ms"?, "checkpoint_restart"?,
 //                         "redundant_computation"?, "spot_with_fallback"?, "budget"?: search_budget}
@@ -65,11 +66,11 @@ struct json_fields<bamboo_random_options> {
 
 /// One process of the three, under its key.
 template <>
-struct json_value_io<preemption_model> {
+struct json_value_io<preemption_process_variant> {
     static constexpr std::array<std::string_view, 3> keys{"poisson", "bamboo_random", "trace"};
 
     template <class Json>
-    static void read(const Json& j, const std::string& path, preemption_model& out) {
+    static void read(const Json& j, const std::string& path, preemption_process_variant& out) {
         const object_reader<Json> in(j, path, std::span<const std::string_view>(keys));
         if (j.size() != 1) fail(path, value_text(j), "exactly one of the keys poisson, bamboo_random, trace");
         if (in.find("poisson") != nullptr) {
@@ -98,16 +99,16 @@ struct json_value_io<preemption_model> {
     }
 
     template <class Json>
-    static Json write(const preemption_model& model, std::string_view path) {
+    static Json write(const preemption_process_variant& process, std::string_view path) {
         Json out = Json::object();
-        if (const auto* p = std::get_if<poisson_preemption>(&model)) {
+        if (const auto* p = std::get_if<poisson_preemption>(&process)) {
             out["poisson"] = write_value<Json>(*p, member_path(path, "poisson"));
-        } else if (const auto* r = std::get_if<bamboo_random_process>(&model)) {
+        } else if (const auto* r = std::get_if<bamboo_random_process>(&process)) {
             out["bamboo_random"] = write_value<Json>(r->options, member_path(path, "bamboo_random"));
-        } else if (std::holds_alternative<any_preemption_process>(model)) {
+        } else if (std::holds_alternative<any_preemption_process>(process)) {
             throw error("cannot write " + field_of(path) + " as JSON: a preemption process of the caller's own has no JSON form");
         } else {
-            const auto& t = std::get<trace_replay>(model);
+            const auto& t = std::get<trace_replay>(process);
             const std::string trace_path = member_path(path, "trace");
             Json trace = Json::object();
             trace["events"] = write_value<Json>(t.trace().events, member_path(trace_path, "events"));
@@ -118,22 +119,22 @@ struct json_value_io<preemption_model> {
     }
 };
 
-/// A preset by name, or every constant of a model of the user's own.
+/// A preset by name, or every constant of a workload of the user's own.
 template <>
-struct json_value_io<bamboo_model_spec> {
+struct json_value_io<bamboo_workload_spec> {
     template <class Json>
-    static void read(const Json& j, const std::string& path, bamboo_model_spec& out) {
+    static void read(const Json& j, const std::string& path, bamboo_workload_spec& out) {
         if (j.is_string()) {
-            bamboo_model preset{};
+            bamboo_workload preset{};
             read_value(tag{}, j, path, preset);
-            out = bamboo_model_preset(preset);
+            out = bamboo_workload_preset(preset);
             return;
         }
-        if (!j.is_object()) fail(path, value_text(j), "a model's name (" + enum_expected<bamboo_model>() + ") or an object");
+        if (!j.is_object()) fail(path, value_text(j), "a workload's name (" + enum_expected<bamboo_workload>() + ") or an object");
         const object_reader<Json> in(j, path,
                                      {"name", "samples_per_step", "stages", "local_rendezvous_ms", "step_ms",
                                       "on_demand_instances", "on_demand_step_s", "random_capacity"});
-        bamboo_model_spec m;
+        bamboo_workload_spec m;
         in.required("name", m.name);
         in.required("samples_per_step", m.samples_per_step);
         in.required("stages", m.stages);
@@ -146,7 +147,7 @@ struct json_value_io<bamboo_model_spec> {
     }
 
     template <class Json>
-    static Json write(const bamboo_model_spec& m, std::string_view path) {
+    static Json write(const bamboo_workload_spec& m, std::string_view path) {
         Json out = Json::object();
         out["name"] = m.name;
         out["samples_per_step"] = m.samples_per_step;
@@ -163,7 +164,8 @@ struct json_value_io<bamboo_model_spec> {
 template <>
 struct json_fields<resilience_job> {
     static constexpr auto fields = std::tuple{
-        required("model", &resilience_job::model),           required("work_samples", &resilience_job::work_samples),
+        required("workload", &resilience_job::workload).formerly("model"),  // "model": dnnplan 0.1, read until 0.3
+        required("work_samples", &resilience_job::work_samples),
         required("deadline_h", &resilience_job::deadline_h), optional("probability", &resilience_job::probability),
         required("checkpoint_h", &resilience_job::checkpoint_h), optional("restart_h", &resilience_job::restart_h),
     };

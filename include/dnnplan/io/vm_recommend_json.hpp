@@ -22,7 +22,7 @@
 //                     "figures": {"instances", "gpus", "samples_per_s", "usd_per_h", "samples_per_usd",
 //                     "time_s" (null: no work), "cost_usd" (null: no work)}}; details {"method",
 //                     "frontier": [vm_configuration], "frontier_status" (null: not asked),
-//                     "frontier_counters"}
+//                     "frontier_limit", "frontier_counters"}
 
 #include <dnnplan/io/core_json.hpp>
 #include <dnnplan/io/detail/json_core.hpp>
@@ -147,7 +147,8 @@ template <>
 struct json_fields<vm_details> {
     static constexpr auto fields = std::tuple{
         required("method", &vm_details::method), required("frontier", &vm_details::frontier),
-        required("frontier_status", &vm_details::frontier_status), required("frontier_counters", &vm_details::frontier_counters),
+        required("frontier_status", &vm_details::frontier_status), required("frontier_limit", &vm_details::frontier_limit),
+        required("frontier_counters", &vm_details::frontier_counters),
     };
 };
 

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace dnnplan {
@@ -146,6 +147,367 @@ void for_each_state_predecessor(const antichain_states& s, std::size_t j, F&& f)
     return layers;
 }
 
+namespace detail {
+
+/// The layers PipeDream's optimizer keeps (`removed`: the others), their out- and in-neighbours
+/// among themselves, in edge order, and a topological order of them (breadth first from the
+/// sources, in layer order).
+struct kept_layers {
+    std::vector<bool> removed{};
+    std::vector<std::vector<std::size_t>> succ{}, pred{};
+    std::vector<std::size_t> order{};
+};
+
+[[nodiscard]] inline kept_layers keep_pipedream_layers(const layer_graph& graph) {
+    const std::size_t n = graph.size();
+    kept_layers kept;
+    kept.removed = pipedream_removed_layers(graph);
+    kept.succ.resize(n);
+    kept.pred.resize(n);
+    for (const auto& e : graph.edges()) {
+        if (kept.removed[e.from] || kept.removed[e.to]) continue;
+        kept.succ[e.from].push_back(e.to);
+        kept.pred[e.to].push_back(e.from);
+    }
+    std::vector<std::size_t> indeg(n, 0);
+    for (std::size_t i = 0; i < n; ++i) indeg[i] = kept.pred[i].size();
+    std::deque<std::size_t> ready;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!kept.removed[i] && indeg[i] == 0) ready.push_back(i);
+    while (!ready.empty()) {
+        const std::size_t i = ready.front();
+        ready.pop_front();
+        kept.order.push_back(i);
+        for (const std::size_t j : kept.succ[i])
+            if (--indeg[j] == 0) ready.push_back(j);
+    }
+    return kept;
+}
+
+/// Whether the kept layers form one chain: a single source, and no layer with more than one
+/// in- or out-neighbour.
+[[nodiscard]] inline bool kept_layers_form_chain(const kept_layers& kept) {
+    const auto& order = kept.order;
+    return std::all_of(order.begin(), order.end(),
+                       [&](std::size_t i) { return kept.pred[i].size() <= 1 && kept.succ[i].size() <= 1; }) &&
+           std::count_if(order.begin(), order.end(), [&](std::size_t i) { return kept.pred[i].empty(); }) == 1;
+}
+
+/// The states of a chain. PipeDream's construction yields state j = {order[j]} (nothing else is
+/// live at a cut of a chain), in chain order; built directly, in linear time and memory.
+inline void build_chain_states(const layer_graph& graph, const std::vector<std::size_t>& order, antichain_states& out) {
+    out.chain = true;
+    out.chain_layers = order;
+    out.chain_layer_counts.resize(order.size());
+    out.states.resize(order.size());
+    double compute = 0.0, activation = 0.0, parameter = 0.0;
+    for (std::size_t j = 0; j < order.size(); ++j) {
+        const layer& l = graph.at(order[j]);
+        compute += l.forward_s + l.backward_s;
+        activation += l.activation_bytes;
+        parameter += l.parameter_bytes;
+        out.states[j] = {.antichain = {order[j]}, .compute_s = compute, .activation_bytes = activation,
+                         .parameter_bytes = parameter, .output_activation_bytes = l.activation_bytes};
+        out.chain_layer_counts[j] = j + 1;
+    }
+}
+
+/// The transitive closures of the kept layers: row i of `ancestors` holds i's predecessors, of
+/// `descendants` its successors.
+struct layer_closures {
+    bitset_rows ancestors{}, descendants{};
+};
+
+[[nodiscard]] inline layer_closures close_layers(const kept_layers& kept) {
+    const std::size_t n = kept.removed.size();
+    layer_closures closures{.ancestors = bitset_rows(n), .descendants = bitset_rows(n)};
+    for (const std::size_t i : kept.order)
+        for (const std::size_t p : kept.pred[i]) {
+            closures.ancestors.set(i, p);
+            closures.ancestors.merge(i, p);
+        }
+    for (auto it = kept.order.rbegin(); it != kept.order.rend(); ++it)
+        for (const std::size_t s : kept.succ[*it]) {
+            closures.descendants.set(*it, s);
+            closures.descendants.merge(*it, s);
+        }
+    return closures;
+}
+
+/// The first source among the kept layers, in layer order.
+[[nodiscard]] inline std::size_t first_kept_source(const kept_layers& kept) {
+    for (std::size_t i = 0; i < kept.removed.size(); ++i)
+        if (!kept.removed[i] && kept.pred[i].empty()) return i;
+    return kept.order.front();
+}
+
+/// The antichain DAG as PipeDream's breadth-first construction finds it, its states numbered in
+/// creation order.
+struct antichain_dag {
+    std::vector<std::vector<std::size_t>> augmented{};  ///< X_s per state
+    std::vector<std::vector<std::size_t>> edges{};      ///< state -> next states, in insertion order
+    std::vector<std::size_t> insertion{};               ///< states in the order the DAG first saw them
+};
+
+/// PipeDream's construction of the antichain DAG (graph.py: augment, deaugment, next antichains),
+/// with layer order where PipeDream iterates a Python set.
+class antichain_dag_builder {
+public:
+    antichain_dag_builder(const kept_layers& kept, const layer_closures& closures, std::size_t max_states)
+        : kept_(kept), closures_(closures), max_states_(max_states), branching_(1, kept.removed.size()),
+          extra_(1, kept.removed.size()), members_(1, kept.removed.size()) {
+        // Only a layer with two or more out-neighbours can be an extra layer of augment(): one
+        // out-neighbour lies on its path to the member, so a single out-neighbour is always a
+        // predecessor of it or it.
+        for (std::size_t i = 0; i < kept.removed.size(); ++i)
+            if (kept.succ[i].size() >= 2) branching_.set(0, i);
+    }
+
+    /// Breadth first over the states from the antichain {source}. PipeDream queues every
+    /// successor and skips the expanded ones when popped; queueing only new states expands the
+    /// same states in the same order, and states are numbered in creation order, so the queue is
+    /// the range [from, states).
+    [[nodiscard]] antichain_dag build(std::size_t source) {
+        add_state({source});
+        for (std::size_t from = 0; from < dag_.augmented.size(); ++from) expand(from);
+        if (dag_.insertion.empty()) dag_.insertion.push_back(0);  // a single state: no edges
+        return std::move(dag_);
+    }
+
+private:
+    using key_type = std::vector<std::size_t>;
+    struct key_hash {
+        std::size_t operator()(const key_type& k) const noexcept {
+            std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the sorted layer indices
+            for (const std::size_t v : k) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+            return static_cast<std::size_t>(h);
+        }
+    };
+
+    // augment(A): predecessors of some a in A with a direct out-neighbour that is neither a
+    // predecessor of a nor a itself (tensors still live at the cut), then A.
+    [[nodiscard]] std::vector<std::size_t> augment(const std::vector<std::size_t>& a) {
+        extra_.clear(0);
+        for (const std::size_t node : a)
+            closures_.ancestors.for_each_common(node, branching_, 0, [&](std::size_t p) {
+                if (extra_.test(0, p)) return;
+                for (const std::size_t o : kept_.succ[p])
+                    if (!closures_.ancestors.test(node, o) && o != node) {
+                        extra_.set(0, p);
+                        break;
+                    }
+            });
+        std::vector<std::size_t> x;
+        x.reserve(a.size() + 4);
+        extra_.for_each(0, [&](std::size_t p) { x.push_back(p); });
+        x.insert(x.end(), a.begin(), a.end());
+        return x;
+    }
+
+    // deaugment(X): drop members with a successor in X, and duplicates; keep order. `members_`
+    // holds X as a bit row, so "u has a successor in X" is a word-wise AND.
+    void deaugment(const std::vector<std::size_t>& x, std::vector<std::size_t>& a) {
+        members_.clear(0);
+        for (const std::size_t u : x) members_.set(0, u);
+        a.clear();
+        for (const std::size_t u : x)
+            if (!closures_.descendants.intersects(u, members_, 0) && std::find(a.begin(), a.end(), u) == a.end())
+                a.push_back(u);
+    }
+
+    // The state of antichain `a`, created (with its augmented antichain) if it is new.
+    std::size_t add_state(const std::vector<std::size_t>& a) {
+        key_.assign(a.begin(), a.end());
+        std::sort(key_.begin(), key_.end());
+        if (const auto it = index_of_.find(key_); it != index_of_.end()) return it->second;
+        const std::size_t id = dag_.augmented.size();
+        if (id >= max_states_)
+            throw invalid_input("graph", "more than " + std::to_string(max_states_) + " antichain states",
+                                "a graph with at most max_states = " + std::to_string(max_states_) +
+                                    " states (their transitive predecessors need O(S^2) memory)");
+        index_of_.emplace(key_, id);
+        dag_.augmented.push_back(augment(a));
+        antichain_of_.push_back(a);
+        dag_.edges.emplace_back();
+        inserted_.push_back(false);
+        return id;
+    }
+
+    void note_inserted(std::size_t s) {
+        if (!inserted_[s]) {
+            inserted_[s] = true;
+            dag_.insertion.push_back(s);
+        }
+    }
+
+    // Whether a member of X is a successor of layer v.
+    [[nodiscard]] bool precedes_member(std::size_t v, const std::vector<std::size_t>& x) const {
+        return std::any_of(x.begin(), x.end(), [&](std::size_t w) { return closures_.descendants.test(v, w); });
+    }
+
+    // The next antichains of state `from`: a member u of X replaced by an out-neighbour v of u
+    // that is not in the antichain and precedes no member of X, then deaugmented.
+    void expand(std::size_t from) {
+        x_ = dag_.augmented[from];  // copies: add_state() grows both tables
+        a_ = antichain_of_[from];
+        for (const std::size_t u : x_)
+            for (const std::size_t v : kept_.succ[u]) {
+                if (std::find(a_.begin(), a_.end(), v) != a_.end() || precedes_member(v, x_)) continue;
+                replaced_ = x_;
+                for (auto& w : replaced_)
+                    if (w == u) w = v;
+                deaugment(replaced_, reached_);
+                const std::size_t to = add_state(reached_);
+                note_inserted(from);
+                note_inserted(to);
+                dag_.edges[from].push_back(to);
+            }
+    }
+
+    const kept_layers& kept_;
+    const layer_closures& closures_;
+    std::size_t max_states_;
+    bitset_rows branching_, extra_, members_;  // extra_: augment's scratch, the extra layers found so far
+    std::unordered_map<key_type, std::size_t, key_hash> index_of_;
+    std::vector<std::vector<std::size_t>> antichain_of_;  // the state's antichain, as reached first
+    std::vector<bool> inserted_;
+    antichain_dag dag_;
+    key_type key_;  // scratch: the sorted antichain being looked up
+    std::vector<std::size_t> x_, a_, replaced_, reached_;
+};
+
+/// PipeDream's topological sort of the state DAG: depth-first from every state in insertion
+/// order, children in edge order, each finished state put in front.
+[[nodiscard]] inline std::vector<std::size_t> pipedream_topological_sort(const antichain_dag& dag) {
+    std::vector<std::size_t> sorted;
+    std::vector<int> mark(dag.augmented.size(), 0);
+    std::vector<std::pair<std::size_t, std::size_t>> stack;
+    for (const std::size_t root : dag.insertion) {
+        if (mark[root] != 0) continue;
+        stack.emplace_back(root, 0);
+        mark[root] = 1;
+        while (!stack.empty()) {
+            auto& [node, next] = stack.back();
+            if (next < dag.edges[node].size()) {
+                const std::size_t child = dag.edges[node][next++];
+                if (mark[child] == 0) {
+                    mark[child] = 1;
+                    stack.emplace_back(child, 0);
+                }
+                continue;
+            }
+            mark[node] = 2;
+            sorted.push_back(node);
+            stack.pop_back();
+        }
+    }
+    std::reverse(sorted.begin(), sorted.end());
+    return sorted;
+}
+
+/// The transitive predecessor states, numbered by their place in `sorted`: row i holds those of
+/// the state sorted[i].
+[[nodiscard]] inline bitset_rows sorted_state_predecessors(const antichain_dag& dag, const std::vector<std::size_t>& sorted) {
+    const std::size_t s_count = sorted.size();
+    std::vector<std::size_t> position(s_count);
+    for (std::size_t i = 0; i < s_count; ++i) position[sorted[i]] = i;
+    bitset_rows predecessors(s_count);
+    for (const std::size_t s : sorted)
+        for (const std::size_t t : dag.edges[s]) {
+            predecessors.set(position[t], position[s]);
+            predecessors.merge(position[t], position[s]);
+        }
+    return predecessors;
+}
+
+/// Per-layer figures side by side (compute: forward + backward).
+struct layer_figures {
+    std::vector<double> compute{}, activation{}, parameter{};
+
+    explicit layer_figures(const layer_graph& graph)
+        : compute(graph.size()), activation(graph.size()), parameter(graph.size()) {
+        for (std::size_t i = 0; i < graph.size(); ++i) {
+            const layer& l = graph.at(i);
+            compute[i] = l.forward_s + l.backward_s;
+            activation[i] = l.activation_bytes;
+            parameter[i] = l.parameter_bytes;
+        }
+    }
+};
+
+/// The states in topological order (`sorted`), their augmented antichains moved out of `dag`,
+/// with their figures; returns their layer sets D_s (row i: the state sorted[i]). A state's
+/// figures are those of one of its predecessors (whose layers it contains) plus the sums over the
+/// layers it adds: sums over D_s in another order than PipeDream's, which itself varies with
+/// Python's set order (a few ulps).
+[[nodiscard]] inline bitset_rows fill_state_figures(const layer_graph& graph, const bitset_rows& ancestors, antichain_dag& dag,
+                                                    const std::vector<std::size_t>& sorted, const bitset_rows& predecessors,
+                                                    std::vector<antichain_state>& states) {
+    const std::size_t s_count = sorted.size();
+    const layer_figures figures(graph);
+    states.resize(s_count);
+    bitset_rows layer_sets(s_count, graph.size());
+    const std::size_t layer_words = layer_sets.words();
+    for (std::size_t i = 0; i < s_count; ++i) {
+        antichain_state& st = states[i];
+        st.antichain = std::move(dag.augmented[sorted[i]]);
+        double output = 0.0;
+        for (const std::size_t u : st.antichain) {
+            layer_sets.set(i, u);
+            layer_sets.merge_from(i, ancestors, u);
+            output += figures.activation[u];
+        }
+        st.output_activation_bytes = output;
+        double compute = 0.0, activation = 0.0, parameter = 0.0;
+        const std::uint64_t* mine = layer_sets.row_words(i);
+        const std::size_t base = predecessors.last(i).value_or(i);  // the last predecessor, or none
+        if (base != i) {
+            const antichain_state& b = states[base];
+            compute = b.compute_s;
+            activation = b.activation_bytes;
+            parameter = b.parameter_bytes;
+        }
+        const std::uint64_t* theirs = base != i ? layer_sets.row_words(base) : nullptr;
+        for (std::size_t w = 0; w < layer_words; ++w)
+            for (std::uint64_t word = mine[w] & (theirs ? ~theirs[w] : ~std::uint64_t{0}); word != 0; word &= word - 1) {
+                const std::size_t p = w * 64 + static_cast<std::size_t>(std::countr_zero(word));
+                compute += figures.compute[p];
+                activation += figures.activation[p];
+                parameter += figures.parameter[p];
+            }
+        st.compute_s = compute;
+        st.activation_bytes = activation;
+        st.parameter_bytes = parameter;
+    }
+    return layer_sets;
+}
+
+/// Whether the states form a path: each has every state before it as a predecessor.
+[[nodiscard]] inline bool states_form_path(const bitset_rows& predecessors, std::size_t s_count) {
+    for (std::size_t i = 0; i < s_count; ++i)
+        if (predecessors.count(i) != i) return false;
+    return true;
+}
+
+/// The linear form of states on a path (see antichain_states), from their layer sets.
+inline void keep_linear_form(const bitset_rows& layer_sets, std::size_t s_count, std::size_t n, antichain_states& out) {
+    out.chain = true;
+    std::vector<bool> seen(n, false);
+    for (std::size_t i = 0; i < s_count; ++i) {
+        std::size_t count = 0;
+        layer_sets.for_each(i, [&](std::size_t l) {
+            ++count;
+            if (!seen[l]) {
+                seen[l] = true;
+                out.chain_layers.push_back(l);
+            }
+        });
+        out.chain_layer_counts.push_back(count);
+    }
+}
+
+}  // namespace detail
+
 /// Builds PipeDream's states. Preprocessing as PipeDream's optimizer: remove every source layer
 /// whose description starts with "Input", then every sink whose description starts with
 /// "__getitem__". The breadth-first construction, augment, deaugment and next-antichain rules
@@ -160,283 +522,26 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
 
 [[nodiscard]] inline antichain_states build_antichain_states(const layer_graph& graph,
                                                              std::size_t max_states = default_max_antichain_states) {
-    const std::size_t n = graph.size();
-    const std::vector<bool> removed = detail::pipedream_removed_layers(graph);
+    const detail::kept_layers kept = detail::keep_pipedream_layers(graph);
     antichain_states out;
-    for (std::size_t i = 0; i < n; ++i)
-        if (removed[i]) out.removed_layers.push_back(i);
-
-    // Out-neighbours and in-neighbours among the kept layers, in edge order.
-    std::vector<std::vector<std::size_t>> succ(n), pred(n);
-    for (const auto& e : graph.edges()) {
-        if (removed[e.from] || removed[e.to]) continue;
-        succ[e.from].push_back(e.to);
-        pred[e.to].push_back(e.from);
-    }
-    // Transitive closures, via a topological order of the kept layers.
-    std::vector<std::size_t> order;
-    {
-        std::vector<std::size_t> indeg(n, 0);
-        for (std::size_t i = 0; i < n; ++i) indeg[i] = pred[i].size();
-        std::deque<std::size_t> ready;
-        for (std::size_t i = 0; i < n; ++i)
-            if (!removed[i] && indeg[i] == 0) ready.push_back(i);
-        while (!ready.empty()) {
-            const std::size_t i = ready.front();
-            ready.pop_front();
-            order.push_back(i);
-            for (const std::size_t j : succ[i])
-                if (--indeg[j] == 0) ready.push_back(j);
-        }
-    }
-    if (order.empty()) throw invalid_input("graph", "no layers after removing Input and __getitem__ layers", "at least one layer to partition");
-
-    // A chain: PipeDream's construction yields state j = {order[j]} (nothing else is live at a
-    // cut of a chain), in chain order; build it directly, in linear time and memory.
-    const bool is_chain = std::all_of(order.begin(), order.end(), [&](std::size_t i) {
-        return pred[i].size() <= 1 && succ[i].size() <= 1;
-    }) && std::count_if(order.begin(), order.end(), [&](std::size_t i) { return pred[i].empty(); }) == 1;
-    if (is_chain) {
-        out.chain = true;
-        out.chain_layers = order;
-        out.chain_layer_counts.resize(order.size());
-        out.states.resize(order.size());
-        double compute = 0.0, activation = 0.0, parameter = 0.0;
-        for (std::size_t j = 0; j < order.size(); ++j) {
-            const layer& l = graph.at(order[j]);
-            compute += l.forward_s + l.backward_s;
-            activation += l.activation_bytes;
-            parameter += l.parameter_bytes;
-            out.states[j] = {.antichain = {order[j]}, .compute_s = compute, .activation_bytes = activation,
-                             .parameter_bytes = parameter, .output_activation_bytes = l.activation_bytes};
-            out.chain_layer_counts[j] = j + 1;
-        }
+    for (std::size_t i = 0; i < graph.size(); ++i)
+        if (kept.removed[i]) out.removed_layers.push_back(i);
+    if (kept.order.empty()) throw invalid_input("graph", "no layers after removing Input and __getitem__ layers", "at least one layer to partition");
+    if (detail::kept_layers_form_chain(kept)) {
+        detail::build_chain_states(graph, kept.order, out);
         return out;
     }
-    detail::bitset_rows ancestors(n), descendants(n);
-    for (const std::size_t i : order)
-        for (const std::size_t p : pred[i]) {
-            ancestors.set(i, p);
-            ancestors.merge(i, p);
-        }
-    for (auto it = order.rbegin(); it != order.rend(); ++it)
-        for (const std::size_t s : succ[*it]) {
-            descendants.set(*it, s);
-            descendants.merge(*it, s);
-        }
-
-    using key_type = std::vector<std::size_t>;
-    // augment(A): predecessors of some a in A with a direct out-neighbour that is neither a
-    // predecessor of a nor a itself (tensors still live at the cut), then A.
-    // Only a layer with two or more out-neighbours can qualify: one out-neighbour lies on its
-    // path to the member, so a single out-neighbour is always a predecessor of it or it.
-    detail::bitset_rows branching(1, n);
-    for (std::size_t i = 0; i < n; ++i)
-        if (succ[i].size() >= 2) branching.set(0, i);
-    detail::bitset_rows extra(1, n);  // augment's scratch: the extra layers found so far
-    const auto augment = [&](const std::vector<std::size_t>& a) {
-        extra.clear(0);
-        for (const std::size_t node : a)
-            ancestors.for_each_common(node, branching, 0, [&](std::size_t p) {
-                if (extra.test(0, p)) return;
-                for (const std::size_t o : succ[p])
-                    if (!ancestors.test(node, o) && o != node) {
-                        extra.set(0, p);
-                        break;
-                    }
-            });
-        std::vector<std::size_t> x;
-        x.reserve(a.size() + 4);
-        extra.for_each(0, [&](std::size_t p) { x.push_back(p); });
-        x.insert(x.end(), a.begin(), a.end());
-        return x;
-    };
-    // deaugment(X): drop members with a successor in X, and duplicates; keep order. `members`
-    // holds X as a bit row, so "u has a successor in X" is a word-wise AND.
-    detail::bitset_rows members(1, n);
-    const auto deaugment = [&](const std::vector<std::size_t>& x, std::vector<std::size_t>& a) {
-        members.clear(0);
-        for (const std::size_t u : x) members.set(0, u);
-        a.clear();
-        for (const std::size_t u : x)
-            if (!descendants.intersects(u, members, 0) && std::find(a.begin(), a.end(), u) == a.end()) a.push_back(u);
-    };
-
-    struct key_hash {
-        std::size_t operator()(const key_type& k) const noexcept {
-            std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the sorted layer indices
-            for (const std::size_t v : k) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
-            return static_cast<std::size_t>(h);
-        }
-    };
-    std::unordered_map<key_type, std::size_t, key_hash> index_of;
-    std::vector<std::vector<std::size_t>> augmented;     // X_s per state (creation order)
-    std::vector<std::vector<std::size_t>> antichain_of;  // the state's antichain, as reached first
-    std::vector<std::vector<std::size_t>> dag_edges;     // state -> next states, in insertion order
-    std::vector<std::size_t> insertion;                  // states in the order the DAG first saw them
-    std::vector<bool> inserted;
-    key_type key;  // scratch: the sorted antichain being looked up
-    const auto add_state = [&](const std::vector<std::size_t>& a) {
-        key.assign(a.begin(), a.end());
-        std::sort(key.begin(), key.end());
-        if (const auto it = index_of.find(key); it != index_of.end()) return it->second;
-        const std::size_t id = augmented.size();
-        if (id >= max_states)
-            throw invalid_input("graph", "more than " + std::to_string(max_states) + " antichain states",
-                                "a graph with at most max_states = " + std::to_string(max_states) +
-                                    " states (their transitive predecessors need O(S^2) memory)");
-        index_of.emplace(key, id);
-        augmented.push_back(augment(a));
-        antichain_of.push_back(a);
-        dag_edges.emplace_back();
-        inserted.push_back(false);
-        return id;
-    };
-    const auto note_inserted = [&](std::size_t s) {
-        if (!inserted[s]) {
-            inserted[s] = true;
-            insertion.push_back(s);
-        }
-    };
-
-    std::size_t first_source = order.front();
-    for (std::size_t i = 0; i < n; ++i)
-        if (!removed[i] && pred[i].empty()) {
-            first_source = i;
-            break;
-        }
-    // Breadth first over the states. PipeDream queues every successor and skips the expanded
-    // ones when popped; queueing only new states expands the same states in the same order, and
-    // states are numbered in creation order, so the queue is the range [from, states).
-    add_state({first_source});
-    std::vector<std::size_t> x, a, replaced, reached;
-    for (std::size_t from = 0; from < augmented.size(); ++from) {
-        x = augmented[from];  // copies: add_state() grows both tables
-        a = antichain_of[from];
-        for (const std::size_t u : x)
-            for (const std::size_t v : succ[u]) {
-                if (std::find(a.begin(), a.end(), v) != a.end()) continue;
-                bool blocked = false;  // a member of X is a successor of v
-                for (const std::size_t w : x)
-                    if (descendants.test(v, w)) {
-                        blocked = true;
-                        break;
-                    }
-                if (blocked) continue;
-                replaced = x;
-                for (auto& w : replaced)
-                    if (w == u) w = v;
-                deaugment(replaced, reached);
-                const std::size_t to = add_state(reached);
-                note_inserted(from);
-                note_inserted(to);
-                dag_edges[from].push_back(to);
-            }
-    }
-    const std::size_t s_count = augmented.size();
-    if (insertion.empty()) insertion.push_back(0);  // a single state: no edges
-
-    // PipeDream's topological sort: depth-first from every node in insertion order, children
-    // in edge order, each finished node put in front.
-    std::vector<std::size_t> sorted;
-    std::vector<int> mark(s_count, 0);
-    std::vector<std::pair<std::size_t, std::size_t>> stack;
-    for (const std::size_t root : insertion) {
-        if (mark[root] != 0) continue;
-        stack.emplace_back(root, 0);
-        mark[root] = 1;
-        while (!stack.empty()) {
-            auto& [node, next] = stack.back();
-            if (next < dag_edges[node].size()) {
-                const std::size_t child = dag_edges[node][next++];
-                if (mark[child] == 0) {
-                    mark[child] = 1;
-                    stack.emplace_back(child, 0);
-                }
-                continue;
-            }
-            mark[node] = 2;
-            sorted.push_back(node);
-            stack.pop_back();
-        }
-    }
-    std::reverse(sorted.begin(), sorted.end());
-    std::vector<std::size_t> position(s_count);
-    for (std::size_t i = 0; i < s_count; ++i) position[sorted[i]] = i;
-
-    // State figures and transitive predecessor states.
-    detail::bitset_rows state_ancestors(s_count);
-    for (const std::size_t s : sorted)
-        for (const std::size_t t : dag_edges[s]) {
-            state_ancestors.set(position[t], position[s]);
-            state_ancestors.merge(position[t], position[s]);
-        }
-    out.states.resize(s_count);
-    // Per-layer figures side by side. A state's figures are those of one of its predecessors
-    // (whose layers it contains) plus the sums over the layers it adds: sums over D_s in another
-    // order than PipeDream's, which itself varies with Python's set order (a few ulps).
-    std::vector<double> layer_compute(n), layer_activation(n), layer_parameter(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const layer& l = graph.at(i);
-        layer_compute[i] = l.forward_s + l.backward_s;
-        layer_activation[i] = l.activation_bytes;
-        layer_parameter[i] = l.parameter_bytes;
-    }
-    detail::bitset_rows layer_sets(s_count, n);
-    const std::size_t layer_words = layer_sets.words();
-    std::vector<std::uint64_t> added(layer_words);
-    for (std::size_t i = 0; i < s_count; ++i) {
-        antichain_state& st = out.states[i];
-        st.antichain = std::move(augmented[sorted[i]]);
-        double output = 0.0;
-        for (const std::size_t u : st.antichain) {
-            layer_sets.set(i, u);
-            layer_sets.merge_from(i, ancestors, u);
-            output += layer_activation[u];
-        }
-        st.output_activation_bytes = output;
-        double compute = 0.0, activation = 0.0, parameter = 0.0;
-        const std::uint64_t* mine = layer_sets.row_words(i);
-        const std::size_t base = state_ancestors.last(i).value_or(i);  // the last predecessor, or none
-        if (base != i) {
-            const antichain_state& b = out.states[base];
-            compute = b.compute_s;
-            activation = b.activation_bytes;
-            parameter = b.parameter_bytes;
-        }
-        const std::uint64_t* theirs = base != i ? layer_sets.row_words(base) : nullptr;
-        for (std::size_t w = 0; w < layer_words; ++w)
-            for (std::uint64_t word = mine[w] & (theirs ? ~theirs[w] : ~std::uint64_t{0}); word != 0; word &= word - 1) {
-                const std::size_t p = w * 64 + static_cast<std::size_t>(std::countr_zero(word));
-                compute += layer_compute[p];
-                activation += layer_activation[p];
-                parameter += layer_parameter[p];
-            }
-        st.compute_s = compute;
-        st.activation_bytes = activation;
-        st.parameter_bytes = parameter;
-    }
-    // States on a path: keep the linear form (see antichain_states).
-    bool path = true;
-    for (std::size_t i = 0; i < s_count && path; ++i) path = state_ancestors.count(i) == i;
-    if (path) {
-        out.chain = true;
-        std::vector<bool> seen(n, false);
-        for (std::size_t i = 0; i < s_count; ++i) {
-            std::size_t count = 0;
-            layer_sets.for_each(i, [&](std::size_t l) {
-                ++count;
-                if (!seen[l]) {
-                    seen[l] = true;
-                    out.chain_layers.push_back(l);
-                }
-            });
-            out.chain_layer_counts.push_back(count);
-        }
+    const detail::layer_closures closures = detail::close_layers(kept);
+    detail::antichain_dag dag = detail::antichain_dag_builder(kept, closures, max_states).build(detail::first_kept_source(kept));
+    const std::vector<std::size_t> sorted = detail::pipedream_topological_sort(dag);
+    detail::bitset_rows predecessors = detail::sorted_state_predecessors(dag, sorted);
+    detail::bitset_rows layer_sets = detail::fill_state_figures(graph, closures.ancestors, dag, sorted, predecessors, out.states);
+    if (detail::states_form_path(predecessors, sorted.size())) {
+        detail::keep_linear_form(layer_sets, sorted.size(), graph.size(), out);
         return out;
     }
     out.layer_sets = std::move(layer_sets);
-    out.predecessor_sets = std::move(state_ancestors);
+    out.predecessor_sets = std::move(predecessors);
     return out;
 }
 

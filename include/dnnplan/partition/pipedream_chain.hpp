@@ -158,70 +158,15 @@ private:
 
     // Whether every state can be run within t on exactly M machines (at most M with fewer).
     bool decide(double t) {
-        std::fill(pointer_.begin(), pointer_.end(), 0);
-        std::fill_n(set(0), words_, 0);
-        set(0)[0] = 1;  // before the first state: 0 machines used
-        min_used_[0] = 0;
-        // The window of stages (k, j] with C <= t, as a two-stack sliding OR of the sets U_k.
+        start_decision();
         std::size_t left = 0;
-        front_.clear();
-        back_.clear();
-        back_or_.assign(words_, 0);
-        front_base_ = 0;
         for (std::size_t j = 1; j <= s_; ++j) {
-            // Slide: push U_(j-1), then drop the k with C(k, j] > t.
-            push_back(j - 1);
-            while (left < j && compute_[j] - compute_[left] > t) {
-                pop_front();
-                ++left;
-            }
+            left = slide_window(j, left, t);
             window_left_[j] = left;
-            std::uint64_t* u = set(j);
-            std::fill_n(u, words_, 0);
-            std::size_t lowest = m_ + 1;
-            if (left < j) {
-                // (OR of the window) << 1, bits 0..M.
-                std::uint64_t carry = 0;
-                for (std::size_t w = 0; w < words_; ++w) {
-                    const std::uint64_t v = window_or(w);
-                    u[w] = (v << 1) | carry;
-                    carry = v >> 63;
-                }
-                trim(u);
-                lowest = lowest_bit(u);
-            }
-            // The upper runs: alpha_j = min over r of r + minU at kappa_j(r). For r >= 2 the
-            // stage (k, j] fits within t iff (C_j + W_j q_r) - (C_k + W_k q_r) <= t r, and the
-            // left side falls as k grows: advance kappa_j(r) while C_k + W_k q_r < target.
-            std::size_t alpha = m_ + 1, alpha_from = 0, alpha_r = 0;
-            const double cj = compute_[j], wj = parameter_[j];
-            for (std::size_t r = 1; r <= m_ && r < alpha; ++r) {
-                std::size_t k = pointer_[r];
-                // kappa_j(r) >= its value at an earlier state and minU only grows with k, so
-                // r + minU at the stale pointer is a lower bound: skip r without moving it.
-                if (k < j && r + min_used_[k] >= alpha) continue;
-                if (r == 1) {
-                    k = advance(k, j, [&](std::size_t i) { return upper_from(i, j, 1, t); });
-                } else {
-                    const double q = sync_[r];  // q_r = 4 (r - 1) / (B r)
-                    const double target = cj + wj * q - t * static_cast<double>(r);
-                    const double* pw = prefix_pairs_.data();
-                    k = advance(k, j, [&](std::size_t i) { return pw[2 * i] + pw[2 * i + 1] * q >= target; });
-                    // The multiplied form can differ from stage_time() by an ulp: settle on it.
-                    while (k < j && !upper_from(k, j, r, t)) ++k;
-                }
-                pointer_[r] = k;
-                if (k == j) continue;
-                const std::size_t candidate = r + min_used_[k];
-                if (candidate < alpha) {
-                    alpha = candidate;
-                    alpha_from = k;
-                    alpha_r = r;
-                }
-            }
-            upper_from_[j] = alpha_from;
-            upper_replicas_[j] = alpha_r;
+            const std::size_t lowest = shift_window_into(j, left);
+            const std::size_t alpha = upper_runs(j, t);
             if (alpha <= m_) {
+                std::uint64_t* u = set(j);
                 for (std::size_t b = alpha; b <= m_; ++b) u[b / 64] |= std::uint64_t{1} << (b % 64);
             }
             min_used_[j] = std::min(lowest, alpha);
@@ -230,6 +175,82 @@ private:
         }
         if (s_ >= 2 && fewer_) return min_used_[s_] <= m_;
         return has(s_, m_);
+    }
+
+    // U_0 = {0} (before the first state: 0 machines used), the pointers at 0, the window empty.
+    void start_decision() {
+        std::fill(pointer_.begin(), pointer_.end(), 0);
+        std::fill_n(set(0), words_, 0);
+        set(0)[0] = 1;
+        min_used_[0] = 0;
+        front_.clear();
+        back_.clear();
+        back_or_.assign(words_, 0);
+        front_base_ = 0;
+    }
+
+    // The window of stages (k, j] with C <= t, as a two-stack sliding OR of the sets U_k: push
+    // U_(j-1), then drop the k with C(k, j] > t. Returns the window's new left end.
+    std::size_t slide_window(std::size_t j, std::size_t left, double t) {
+        push_back(j - 1);
+        while (left < j && compute_[j] - compute_[left] > t) {
+            pop_front();
+            ++left;
+        }
+        return left;
+    }
+
+    // U_j's one-replica part, (OR of the window) << 1 over bits 0..M; returns its lowest bit
+    // (M + 1 when it is empty).
+    std::size_t shift_window_into(std::size_t j, std::size_t left) {
+        std::uint64_t* u = set(j);
+        std::fill_n(u, words_, 0);
+        if (left >= j) return m_ + 1;
+        std::uint64_t carry = 0;
+        for (std::size_t w = 0; w < words_; ++w) {
+            const std::uint64_t v = window_or(w);
+            u[w] = (v << 1) | carry;
+            carry = v >> 63;
+        }
+        trim(u);
+        return lowest_bit(u);
+    }
+
+    // The upper runs: alpha_j = min over r of r + minU at kappa_j(r) (M + 1: none), recording
+    // the stage that attains it for reconstruct().
+    std::size_t upper_runs(std::size_t j, double t) {
+        std::size_t alpha = m_ + 1, alpha_from = 0, alpha_r = 0;
+        for (std::size_t r = 1; r <= m_ && r < alpha; ++r) {
+            const std::size_t k = pointer_[r];
+            // kappa_j(r) >= its value at an earlier state and minU only grows with k, so
+            // r + minU at the stale pointer is a lower bound: skip r without moving it.
+            if (k < j && r + min_used_[k] >= alpha) continue;
+            pointer_[r] = kappa(j, r, k, t);
+            if (pointer_[r] == j) continue;
+            const std::size_t candidate = r + min_used_[pointer_[r]];
+            if (candidate < alpha) {
+                alpha = candidate;
+                alpha_from = pointer_[r];
+                alpha_r = r;
+            }
+        }
+        upper_from_[j] = alpha_from;
+        upper_replicas_[j] = alpha_r;
+        return alpha;
+    }
+
+    // kappa_j(r), advanced from k: the first k whose stage (k, j] has an upper run from r. For
+    // r >= 2 the stage (k, j] fits within t iff (C_j + W_j q_r) - (C_k + W_k q_r) <= t r, and
+    // the left side falls as k grows: advance kappa_j(r) while C_k + W_k q_r < target.
+    [[nodiscard]] std::size_t kappa(std::size_t j, std::size_t r, std::size_t k, double t) const {
+        if (r == 1) return advance(k, j, [&](std::size_t i) { return upper_from(i, j, 1, t); });
+        const double q = sync_[r];  // q_r = 4 (r - 1) / (B r)
+        const double target = compute_[j] + parameter_[j] * q - t * static_cast<double>(r);
+        const double* pw = prefix_pairs_.data();
+        k = advance(k, j, [&](std::size_t i) { return pw[2 * i] + pw[2 * i + 1] * q >= target; });
+        // The multiplied form can differ from stage_time() by an ulp: settle on it.
+        while (k < j && !upper_from(k, j, r, t)) ++k;
+        return k;
     }
 
     // Follows the sets back from the last state: an upper run or a one-replica window stage.

@@ -35,6 +35,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace dnnplan {
@@ -44,7 +45,7 @@ struct pipeline_dp_options {
     std::int32_t max_stages = 0;   ///< 0: no limit but min(states, D)
     /// Checked before the recurrence runs, against its size: nodes = the table's cells
     /// (memory), evaluations = the most stage_time_s calls it can make. Over either: status
-    /// budget_exhausted, nothing computed.
+    /// no_plan_found with the limit, nothing computed.
     search_budget budget{};
 
     void validate(std::string_view path = "options") const {
@@ -87,20 +88,114 @@ struct dp_choice {
     std::int32_t allotted = 0;   // devices taken from the budget (>= used; the rest idle)
 };
 
+/// The suffix recurrence's table: g[u][j][d], the smallest slowest-stage time of states [j, n)
+/// in u stages on at most d devices (+inf: none), and the first stage that attains it.
+struct dp_suffix_table {
+    std::size_t n = 0, cols = 0;  // states; device budgets 0..D
+    std::vector<double> g{};
+    std::vector<dp_choice> choice{};
+
+    dp_suffix_table(std::size_t states, std::size_t max_stages, std::size_t max_devices)
+        : n(states), cols(max_devices + 1), g((max_stages + 1) * (states + 1) * cols, std::numeric_limits<double>::infinity()),
+          choice(g.size()) {}
+    [[nodiscard]] std::size_t at(std::size_t u, std::size_t j, std::size_t d) const noexcept { return (u * (n + 1) + j) * cols + d; }
+};
+
+/// c(j, e, r, u) for r = 1..r_max as its running minimum over r' <= r (`cost[r]`; a stage may
+/// leave devices idle) and the r' that attains it (`argmin[r]`).
+template <remaining_stages_cost_model Model>
+void dp_first_stage_costs(const Model& model, std::size_t j, std::size_t e, std::size_t u, std::size_t r_max,
+                          std::vector<double>& cost, std::vector<std::int32_t>& argmin, std::int64_t& evaluations) {
+    double best = std::numeric_limits<double>::infinity();
+    std::int32_t best_r = 0;
+    for (std::size_t r = 1; r <= r_max; ++r) {
+        const stage_candidate c{.first_state = j, .end_state = e, .replicas = static_cast<std::int32_t>(r),
+                                .stage_index = 0, .stage_count = static_cast<std::int32_t>(u)};
+        const double t = model.stage_time_s(c);
+        ++evaluations;
+        if (t < best) {
+            best = t;
+            best_r = static_cast<std::int32_t>(r);
+        }
+        cost[r] = best;
+        argmin[r] = best_r;
+    }
+}
+
+/// g[u][j][d] for every d, improved by the first stage [j, e) (its costs from
+/// dp_first_stage_costs) followed by u - 1 stages from e.
+inline void dp_merge_first_stage(dp_suffix_table& table, std::size_t u, std::size_t j, std::size_t e, std::size_t max_devices,
+                                 const std::vector<double>& cost, const std::vector<std::int32_t>& argmin) {
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double>& g = table.g;
+    // lo: the smallest r with cost[r] <= g[u-1][e][d-r]. cost falls and the rest's time
+    // rises with r, so the optimum is at lo or lo - 1; and lo never decreases as d
+    // grows (the rest only gets faster), so one sweep finds it for every d.
+    std::size_t lo = 1;
+    for (std::size_t d = u; d <= max_devices; ++d) {
+        const std::size_t r_hi = d - (u - 1);
+        double value = inf;
+        std::size_t pick = 0;
+        if (u == 1) {
+            value = cost[r_hi];
+            pick = r_hi;
+        } else {
+            while (lo <= r_hi && !(cost[lo] <= g[table.at(u - 1, e, d - lo)])) ++lo;
+            if (lo <= r_hi) {
+                value = g[table.at(u - 1, e, d - lo)];
+                pick = lo;
+            }
+            if (lo > 1 && cost[lo - 1] < value) {
+                value = cost[lo - 1];
+                pick = lo - 1;
+            }
+        }
+        if (pick == 0 || !(value < g[table.at(u, j, d)])) continue;
+        g[table.at(u, j, d)] = value;
+        table.choice[table.at(u, j, d)] = {.end = static_cast<std::int32_t>(e), .used = argmin[pick],
+                                           .allotted = static_cast<std::int32_t>(pick)};
+    }
+}
+
+/// The best plan on at most d devices from the filled table: the stage count whose
+/// pipeline_time_s is least, then its stages by the choices.
+template <remaining_stages_cost_model Model>
+void dp_suffix_plan(const Model& model, const dp_suffix_table& table, std::size_t u_max, std::size_t d, pipeline_dp_plan& plan) {
+    std::size_t best_u = 0;
+    for (std::size_t u = 1; u <= std::min(u_max, d); ++u) {
+        const double slowest = table.g[table.at(u, 0, d)];
+        if (std::isinf(slowest)) continue;
+        const double t = model.pipeline_time_s(slowest, static_cast<std::int32_t>(u));
+        if (t < plan.time_s) {
+            plan.time_s = t;
+            plan.slowest_stage_s = slowest;
+            best_u = u;
+        }
+    }
+    if (best_u == 0) return;
+    std::size_t j = 0, budget = d;
+    for (std::size_t u = best_u; u >= 1; --u) {
+        const dp_choice& c = table.choice[table.at(u, j, budget)];
+        const stage_candidate stage{.first_state = j, .end_state = static_cast<std::size_t>(c.end), .replicas = c.used,
+                                    .stage_index = static_cast<std::int32_t>(best_u - u),
+                                    .stage_count = static_cast<std::int32_t>(best_u)};
+        plan.stages.push_back({.first_state = j, .end_state = stage.end_state, .replicas = c.used,
+                               .stage_time_s = model.stage_time_s(stage)});
+        plan.devices += c.used;
+        j = stage.end_state;
+        budget -= static_cast<std::size_t>(c.allotted);
+    }
+}
+
 /// The suffix recurrence (the header comment). Fills `plans[d - 1]` for d = 1..D.
 template <remaining_stages_cost_model Model>
 void pipeline_dp_suffix(const Model& model, std::size_t n, std::int32_t max_devices, std::int32_t max_stages,
                         std::vector<pipeline_dp_plan>& plans, std::int64_t& evaluations) {
-    const double inf = std::numeric_limits<double>::infinity();
     const auto dn = static_cast<std::size_t>(max_devices);
     const auto u_max = static_cast<std::size_t>(max_stages);
-    const std::size_t cols = dn + 1;  // d = 0..D
-    const auto at = [&](std::size_t u, std::size_t j, std::size_t d) { return (u * (n + 1) + j) * cols + d; };
-    std::vector<double> g((u_max + 1) * (n + 1) * cols, inf);
-    std::vector<dp_choice> choice(g.size());
-    std::vector<double> cost(cols, inf);         // running minimum over r' <= r of c(j, e, r', u)
-    std::vector<std::int32_t> argmin(cols, 0);   // the r' that attains it
-
+    dp_suffix_table table(n, u_max, dn);
+    std::vector<double> cost(dn + 1, std::numeric_limits<double>::infinity());  // running minimum over r' <= r of c(j, e, r', u)
+    std::vector<std::int32_t> argmin(dn + 1, 0);                                 // the r' that attains it
     for (std::size_t u = 1; u <= u_max; ++u) {
         // The first stage starts at j <= n - u (u stages need u states) and ends at e <= n - u + 1.
         for (std::size_t j = 0; j + u <= n; ++j) {
@@ -108,78 +203,12 @@ void pipeline_dp_suffix(const Model& model, std::size_t n, std::int32_t max_devi
             const std::size_t e_first = u == 1 ? n : j + 1;
             for (std::size_t e = e_first; e <= e_last; ++e) {
                 const std::size_t r_max = dn - (u - 1);  // the u - 1 later stages need a device each
-                double best = inf;
-                std::int32_t best_r = 0;
-                for (std::size_t r = 1; r <= r_max; ++r) {
-                    const stage_candidate c{.first_state = j, .end_state = e, .replicas = static_cast<std::int32_t>(r),
-                                            .stage_index = 0, .stage_count = static_cast<std::int32_t>(u)};
-                    const double t = model.stage_time_s(c);
-                    ++evaluations;
-                    if (t < best) {
-                        best = t;
-                        best_r = static_cast<std::int32_t>(r);
-                    }
-                    cost[r] = best;
-                    argmin[r] = best_r;
-                }
-                // lo: the smallest r with cost[r] <= g[u-1][e][d-r]. cost falls and the rest's time
-                // rises with r, so the optimum is at lo or lo - 1; and lo never decreases as d
-                // grows (the rest only gets faster), so one sweep finds it for every d.
-                std::size_t lo = 1;
-                for (std::size_t d = u; d <= dn; ++d) {
-                    const std::size_t r_hi = d - (u - 1);
-                    double value = inf;
-                    std::size_t pick = 0;
-                    if (u == 1) {
-                        value = cost[r_hi];
-                        pick = r_hi;
-                    } else {
-                        while (lo <= r_hi && !(cost[lo] <= g[at(u - 1, e, d - lo)])) ++lo;
-                        if (lo <= r_hi) {
-                            value = g[at(u - 1, e, d - lo)];
-                            pick = lo;
-                        }
-                        if (lo > 1 && cost[lo - 1] < value) {
-                            value = cost[lo - 1];
-                            pick = lo - 1;
-                        }
-                    }
-                    if (pick == 0 || !(value < g[at(u, j, d)])) continue;
-                    g[at(u, j, d)] = value;
-                    choice[at(u, j, d)] = {.end = static_cast<std::int32_t>(e), .used = argmin[pick],
-                                           .allotted = static_cast<std::int32_t>(pick)};
-                }
+                dp_first_stage_costs(model, j, e, u, r_max, cost, argmin, evaluations);
+                dp_merge_first_stage(table, u, j, e, dn, cost, argmin);
             }
         }
     }
-
-    for (std::size_t d = 1; d <= dn; ++d) {
-        pipeline_dp_plan& plan = plans[d - 1];
-        std::size_t best_u = 0;
-        for (std::size_t u = 1; u <= std::min(u_max, d); ++u) {
-            const double slowest = g[at(u, 0, d)];
-            if (std::isinf(slowest)) continue;
-            const double t = model.pipeline_time_s(slowest, static_cast<std::int32_t>(u));
-            if (t < plan.time_s) {
-                plan.time_s = t;
-                plan.slowest_stage_s = slowest;
-                best_u = u;
-            }
-        }
-        if (best_u == 0) continue;
-        std::size_t j = 0, budget = d;
-        for (std::size_t u = best_u; u >= 1; --u) {
-            const dp_choice& c = choice[at(u, j, budget)];
-            const stage_candidate stage{.first_state = j, .end_state = static_cast<std::size_t>(c.end), .replicas = c.used,
-                                        .stage_index = static_cast<std::int32_t>(best_u - u),
-                                        .stage_count = static_cast<std::int32_t>(best_u)};
-            plan.stages.push_back({.first_state = j, .end_state = stage.end_state, .replicas = c.used,
-                                   .stage_time_s = model.stage_time_s(stage)});
-            plan.devices += c.used;
-            j = stage.end_state;
-            budget -= static_cast<std::size_t>(c.allotted);
-        }
-    }
+    for (std::size_t d = 1; d <= dn; ++d) dp_suffix_plan(model, table, u_max, d, plans[d - 1]);
 }
 
 /// The prefix recurrence for any stage_cost_model (the header comment). Fills `plans`.
@@ -244,6 +273,59 @@ void pipeline_dp_prefix(const Model& model, std::size_t n, std::int32_t max_devi
     }
 }
 
+/// The size of the recurrence, as doubles (no overflow): the suffix form keeps U (n + 1)
+/// (D + 1) cells and makes at most U n^2 D / 2 evaluations; the prefix form keeps (U + 1)
+/// (n + 1) (D + 1) per stage count and makes at most U^2 n^2 D^2 / 2.
+struct dp_size {
+    double cells = 0.0;
+    double evaluations = 0.0;
+};
+
+template <stage_cost_model Model>
+[[nodiscard]] dp_size pipeline_dp_size(std::size_t n, std::int32_t max_stages, std::int32_t max_devices) {
+    const double u = max_stages, nd = static_cast<double>(n), d = max_devices;
+    const bool suffix = remaining_stages_cost_model<Model>;
+    return {.cells = (u + 1.0) * (nd + 1.0) * (d + 1.0),
+            .evaluations = suffix ? u * nd * nd * d / 2.0 : u * u * nd * nd * d * d / 2.0};
+}
+
+/// Budgets are nested: a larger one keeps the smaller one's plan unless it finds a faster one.
+inline void pipeline_dp_nest_budgets(std::vector<pipeline_dp_plan>& plans) {
+    for (std::size_t d = 1; d < plans.size(); ++d)
+        if (!(plans[d].time_s < plans[d - 1].time_s)) plans[d] = plans[d - 1];
+}
+
+// ---- The results: every status, reason and bound pipeline_dp_partition() reports is set here.
+
+/// The recurrence is over the budget: nothing computed.
+[[nodiscard]] inline pipeline_dp_result pipeline_dp_over_budget(std::size_t n, const pipeline_dp_options& options,
+                                                                const dp_size& size) {
+    pipeline_dp_result result;
+    result.status = solve_status::no_plan_found;
+    const auto over = [](double need, std::int64_t limit) { return limit > 0 && need > static_cast<double>(limit); };
+    result.limit = over(size.cells, options.budget.max_nodes) ? search_limit::nodes : search_limit::evaluations;
+    result.reason = "the partition of " + std::to_string(n) + " states on " + std::to_string(options.max_devices) +
+                    " devices needs up to " + detail::format_number(size.cells) + " cells and " +
+                    detail::format_number(size.evaluations) + " stage evaluations, over the budget (" +
+                    std::to_string(options.budget.max_nodes) + " nodes, " +
+                    std::to_string(options.budget.max_evaluations) + " evaluations)";
+    return result;
+}
+
+/// The plan on the most devices, if any; else the reason there is none.
+inline void pipeline_dp_conclude(pipeline_dp_result& result, std::vector<pipeline_dp_plan>& plans, std::int32_t max_stages,
+                                 const pipeline_dp_options& options) {
+    if (!std::isfinite(plans.back().time_s)) {
+        result.status = solve_status::infeasible;
+        result.reason = "no pipeline of at most " + std::to_string(max_stages) + " stages on at most " +
+                        std::to_string(options.max_devices) + " devices fits the model's constraints (device memory)";
+        return;
+    }
+    result.status = solve_status::optimal;
+    result.objective_value = result.bound = plans.back().time_s;
+    result.plan = std::move(plans.back());
+}
+
 }  // namespace detail
 
 /// The best pipeline for every device budget (the header comment). Throws invalid_input for bad
@@ -257,47 +339,23 @@ template <stage_cost_model Model>
     if (n == 0) throw invalid_input("model.num_states()", "0", "at least one state");
     const auto state_limit = static_cast<std::int32_t>(std::min<std::size_t>(n, static_cast<std::size_t>(options.max_devices)));
     const std::int32_t max_stages = options.max_stages == 0 ? state_limit : std::min(options.max_stages, state_limit);
+    const detail::dp_size size = detail::pipeline_dp_size<Model>(n, max_stages, options.max_devices);
+    const auto over = [](double need, std::int64_t limit) { return limit > 0 && need > static_cast<double>(limit); };
+    if (over(size.cells, options.budget.max_nodes) || over(size.evaluations, options.budget.max_evaluations))
+        return detail::pipeline_dp_over_budget(n, options, size);
     pipeline_dp_result result;
-    {
-        // The size of the recurrence, as doubles (no overflow): the suffix form keeps U (n + 1)
-        // (D + 1) cells and makes at most U n^2 D / 2 evaluations; the prefix form keeps (U + 1)
-        // (n + 1) (D + 1) per stage count and makes at most U^2 n^2 D^2 / 2.
-        const double u = max_stages, nd = static_cast<double>(n), d = options.max_devices;
-        const bool suffix = remaining_stages_cost_model<Model>;
-        const double cells = (u + 1.0) * (nd + 1.0) * (d + 1.0);
-        const double evaluations = suffix ? u * nd * nd * d / 2.0 : u * u * nd * nd * d * d / 2.0;
-        const auto over = [](double need, std::int64_t limit) { return limit > 0 && need > static_cast<double>(limit); };
-        if (over(cells, options.budget.max_nodes) || over(evaluations, options.budget.max_evaluations)) {
-            result.status = solve_status::budget_exhausted;
-            result.reason = "the partition of " + std::to_string(n) + " states on " + std::to_string(options.max_devices) +
-                            " devices needs up to " + detail::format_number(cells) + " cells and " +
-                            detail::format_number(evaluations) + " stage evaluations, over the budget (" +
-                            std::to_string(options.budget.max_nodes) + " nodes, " +
-                            std::to_string(options.budget.max_evaluations) + " evaluations)";
-            return result;
-        }
-    }
     std::vector<pipeline_dp_plan> plans(static_cast<std::size_t>(options.max_devices));
     const auto start = std::chrono::steady_clock::now();
     if constexpr (remaining_stages_cost_model<Model>)
         detail::pipeline_dp_suffix(model, n, options.max_devices, max_stages, plans, result.counters.evaluations);
     else
         detail::pipeline_dp_prefix(model, n, options.max_devices, max_stages, plans, result.counters.evaluations);
-    // Budgets are nested: a larger one keeps the smaller one's plan unless it finds a faster one.
-    for (std::size_t d = 1; d < plans.size(); ++d)
-        if (!(plans[d].time_s < plans[d - 1].time_s)) plans[d] = plans[d - 1];
+    detail::pipeline_dp_nest_budgets(plans);
     result.details.by_devices.reserve(plans.size());
     for (const pipeline_dp_plan& plan : plans)
         result.details.by_devices.push_back(std::isfinite(plan.time_s) ? std::optional<pipeline_dp_plan>(plan) : std::nullopt);
     result.counters.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!std::isfinite(plans.back().time_s)) {
-        result.reason = "no pipeline of at most " + std::to_string(max_stages) + " stages on at most " +
-                        std::to_string(options.max_devices) + " devices fits the model's constraints (device memory)";
-        return result;
-    }
-    result.status = solve_status::optimal;
-    result.objective_value = result.bound = plans.back().time_s;
-    result.plan = std::move(plans.back());
+    detail::pipeline_dp_conclude(result, plans, max_stages, options);
     return result;
 }
 

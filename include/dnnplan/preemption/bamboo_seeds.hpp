@@ -1,8 +1,8 @@
 #pragma once
-// Bamboo's random mode over a range of seeds (issue 12, section 2: "random mode gives means and
-// 95% intervals over seeds"): every seed's run, and over the completed runs the mean of each of
-// Bamboo's figures with a Student-t interval of the mean, mean +- t_{(1 + c) / 2, n - 1} s / sqrt(n)
-// (s the sample standard deviation; the runs are independent: one seed each). The runs of
+// Bamboo's random mode over a range of seeds: every seed's run, and over the completed runs the
+// mean of each of Bamboo's figures with a Student-t interval of the mean,
+// mean +- t_{(1 + c) / 2, n - 1} s / sqrt(n) (s the sample standard deviation; the runs are
+// independent: one seed each). The runs of
 // different seeds are what Bamboo's Python simulator gives for them (bamboo_simulator.hpp).
 
 #include <dnnplan/core/error.hpp>

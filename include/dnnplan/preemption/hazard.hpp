@@ -1,37 +1,28 @@
 #pragma once
-// Preemption rates fitted from instance lifetimes, and two preemption processes
-// (preemption_process, preemption/process.hpp):
+// Preemption rates fitted from instance lifetimes:
 //   - fit_exponential_hazard: a constant hazard (exponential lifetimes) with right-censoring, its
 //     maximum-likelihood rate and an exact chi-square (Garwood) interval;
 //   - fit_hour_of_day_hazard: a rate that is constant within groups of hours of the day, and the
-//     likelihood-ratio test of it against the constant rate (does the data support it?);
-//   - poisson_preemption: each instance lives an exponential time, and each loss is replaced
-//     after a delay (seeded, deterministic);
-//   - trace_replay: a recorded instance_trace, replayed.
-// Formulas and sources are in docs/models/preemption.md and in the comments below.
+//     likelihood-ratio test of it against the constant rate (does the data support it?).
+// The processes that generate preemptions are preemption/poisson_preemption.hpp (a fitted rate's
+// process), preemption/trace_replay.hpp and preemption/bamboo_random.hpp. Formulas and sources
+// are in docs/models/preemption.md and in the comments below.
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/numeric_kernels.hpp>
-#include <dnnplan/preemption/process.hpp>
 #include <dnnplan/preemption/events.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <functional>
 #include <limits>
 #include <optional>
-#include <queue>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -271,193 +262,5 @@ struct hour_of_day_hazard {
     out.supported = out.p_value < options.significance;
     return out;
 }
-
-// ---- preemption processes -----------------------------------------------------------------------
-
-/// Bamboo's random mode removes an instance in an hour with probability p; as a Poisson rate that
-/// is -ln(1 - p) per hour (P(no event in 1 h) = e^{-lambda} = 1 - p). p in [0, 1).
-[[nodiscard]] inline double rate_from_hourly_probability(double p) {
-    if (!(p >= 0.0 && p < 1.0)) throw invalid_input("probability", detail::format_number(p), "a number in [0, 1)");
-    return -std::log1p(-p);
-}
-
-namespace detail {
-
-inline void check_process_arguments(std::int32_t capacity, std::int64_t horizon_ms) {
-    require_at_least("capacity", capacity, 0);
-    require_at_least("horizon_ms", horizon_ms, 0);
-}
-
-}  // namespace detail
-
-/// Instances preempted at a constant rate, each lost one replaced after a delay: every instance
-/// lives an exponential time of mean 1 / rate_per_instance_h hours from its add (independently),
-/// and at each loss a replacement is requested that arrives replacement_delay_ms later. So the
-/// pool holds `capacity` instances minus those awaiting replacement, never more.
-struct poisson_preemption {
-    double rate_per_instance_h = 0.0;        ///< lambda, preemptions per instance-hour, >= 0
-    std::int64_t replacement_delay_ms = 0;   ///< from a loss to its replacement's add, >= 0
-
-    void validate(std::string_view path = "") const {
-        const std::string p = detail::field_prefix(path);
-        detail::require_non_negative(p + "rate_per_instance_h", rate_per_instance_h);
-        detail::require_at_least(p + "replacement_delay_ms", replacement_delay_ms, 0);
-    }
-
-    [[nodiscard]] double preemptions_per_instance_h() const noexcept { return rate_per_instance_h; }
-
-    /// The largest capacity * horizon_h * rate_per_instance_h events() generates.
-    static constexpr double max_expected_preemptions = 1e7;
-
-    /// One realisation over [0, horizon_ms]: `capacity` adds at 0 (node1 ... node<capacity>), then
-    /// each instance's removal at add + an exponential lifetime (rounded up to whole ms, at least
-    /// 1 ms: +0.5 ms on the mean, 1.4e-7 of it at 1 preemption/h) and
-    /// its replacement's add (a new name node<k>, k counting up) after the delay; events after
-    /// horizon_ms are not generated. At equal times, events come in the order they were
-    /// scheduled. Deterministic: lifetimes are -ln(1 - u) / lambda with u = the top 53 bits of
-    /// std::mt19937_64(seed) output / 2^53, one draw per add in event order.
-    /// Throws invalid_input naming "rate_per_instance_h" (also when capacity * horizon_h * rate >
-    /// 1e7: the list would not fit in memory), "replacement_delay_ms", "capacity" (>= 0) or
-    /// "horizon_ms" (>= 0).
-    [[nodiscard]] instance_trace events(std::int32_t capacity, std::int64_t horizon_ms, std::uint64_t seed) const {
-        validate();
-        detail::check_process_arguments(capacity, horizon_ms);
-        // Each event costs memory: bound the mean number of preemptions (a lifetime is at least
-        // 1 ms, so the realised count stays within a small factor of it).
-        const double expected = static_cast<double>(capacity) * static_cast<double>(horizon_ms) / 3.6e6 * rate_per_instance_h;
-        if (expected > max_expected_preemptions)
-            throw invalid_input("rate_per_instance_h", detail::format_number(rate_per_instance_h),
-                                "a rate with capacity * horizon * rate <= 1e7 expected preemptions (here " +
-                                    detail::format_number(expected) + ")");
-        struct pending {
-            std::int64_t time_ms;
-            std::uint64_t order;  // scheduling order: ties in time keep it
-            instance_event_kind kind;
-            std::int64_t id;
-            bool operator>(const pending& o) const noexcept {
-                return time_ms != o.time_ms ? time_ms > o.time_ms : order > o.order;
-            }
-        };
-        std::priority_queue<pending, std::vector<pending>, std::greater<>> queue;
-        std::uint64_t order = 0;
-        std::int64_t next_id = 1;
-        for (std::int32_t i = 0; i < capacity; ++i)
-            queue.push({0, order++, instance_event_kind::add, next_id++});
-        std::mt19937_64 generator(seed);
-        const double horizon = static_cast<double>(horizon_ms);
-        instance_trace out;
-        while (!queue.empty()) {
-            const pending e = queue.top();
-            queue.pop();
-            out.events.push_back({.time_ms = e.time_ms, .kind = e.kind, .node = "node" + std::to_string(e.id)});
-            if (e.kind == instance_event_kind::add) {
-                const double u = static_cast<double>(generator() >> 11U) * 0x1.0p-53;
-                if (rate_per_instance_h > 0.0) {
-                    const double lifetime_ms = std::max(1.0, std::ceil(-std::log1p(-u) / rate_per_instance_h * 3.6e6));
-                    const double end = static_cast<double>(e.time_ms) + lifetime_ms;
-                    if (end <= horizon)
-                        queue.push({static_cast<std::int64_t>(end), order++, instance_event_kind::remove, e.id});
-                }
-            } else if (replacement_delay_ms <= horizon_ms - e.time_ms) {
-                queue.push({e.time_ms + replacement_delay_ms, order++, instance_event_kind::add, next_id++});
-            }
-        }
-        return out;
-    }
-};
-
-/// A recorded trace as a preemption process: what it says happened, whatever the seed.
-class trace_replay {
-public:
-    /// `end_ms`: when the observation stopped (default: the last event's time; at least that);
-    /// instances still live then count as live until it. Throws invalid_input naming
-    /// "trace.events[i].<field>" or "end_ms".
-    explicit trace_replay(instance_trace trace, std::optional<std::int64_t> end_ms = std::nullopt)
-        : trace_(std::move(trace)) {
-        trace_.validate("trace");
-        const std::int64_t last = trace_.events.empty() ? 0 : trace_.events.back().time_ms;
-        if (end_ms && *end_ms < last)
-            throw invalid_input("end_ms", std::to_string(*end_ms),
-                                "an integer >= " + std::to_string(last) + " (the trace's last event time)");
-        end_ms_ = end_ms.value_or(last);
-        std::unordered_map<std::string_view, std::int64_t> added;  // live node -> add time
-        double live_ms = 0.0;
-        for (const instance_event& e : trace_.events) {
-            if (e.kind == instance_event_kind::add) {
-                added.emplace(e.node, e.time_ms);
-            } else {
-                const auto it = added.find(e.node);
-                live_ms += static_cast<double>(e.time_ms - it->second);
-                added.erase(it);
-                ++removals_;
-            }
-        }
-        for (const auto& [node, time_ms] : added) live_ms += static_cast<double>(end_ms_ - time_ms);
-        instance_hours_ = live_ms / 3.6e6;
-    }
-
-    [[nodiscard]] const instance_trace& trace() const noexcept { return trace_; }
-    [[nodiscard]] std::int64_t end_ms() const noexcept { return end_ms_; }
-    /// Remove events: every one is a preemption.
-    [[nodiscard]] std::int64_t removals() const noexcept { return removals_; }
-    /// The sum over instances of the time each was live (add to remove, or to end_ms).
-    [[nodiscard]] double instance_hours() const noexcept { return instance_hours_; }
-
-    /// removals / instance-hours: the maximum-likelihood rate of fit_exponential_hazard with every
-    /// instance still live at end_ms censored there. 0 without removals; +inf for removals
-    /// without any instance-hour (everything at one instant).
-    [[nodiscard]] double preemptions_per_instance_h() const noexcept {
-        if (removals_ == 0) return 0.0;
-        return instance_hours_ > 0.0 ? static_cast<double>(removals_) / instance_hours_
-                                     : std::numeric_limits<double>::infinity();
-    }
-
-    /// The trace's events at times <= horizon_ms, for a pool that holds at most `capacity`
-    /// instances: an add while `capacity` are held waits (first in, first out), and when a held
-    /// instance is removed the longest-waiting live one is added at that time in its place; the
-    /// removal of a waiting instance is not an event of the pool. With capacity >= the trace's
-    /// peak, the trace itself (cut at horizon_ms). The seed is ignored.
-    /// Throws invalid_input naming "capacity" (>= 0) or "horizon_ms" (>= 0).
-    [[nodiscard]] instance_trace events(std::int32_t capacity, std::int64_t horizon_ms, std::uint64_t /*seed*/) const {
-        detail::check_process_arguments(capacity, horizon_ms);
-        instance_trace out;
-        std::unordered_set<std::string_view> held;
-        std::deque<std::string_view> waiting;
-        for (const instance_event& e : trace_.events) {
-            if (e.time_ms > horizon_ms) break;
-            if (e.kind == instance_event_kind::add) {
-                if (static_cast<std::int64_t>(held.size()) < capacity) {
-                    held.insert(e.node);
-                    out.events.push_back(e);
-                } else {
-                    waiting.push_back(e.node);
-                }
-            } else if (held.erase(e.node) != 0) {
-                out.events.push_back(e);
-                if (!waiting.empty()) {
-                    held.insert(waiting.front());
-                    out.events.push_back({.time_ms = e.time_ms, .kind = instance_event_kind::add, .node = std::string(waiting.front())});
-                    waiting.pop_front();
-                }
-            } else {
-                for (auto it = waiting.begin(); it != waiting.end(); ++it)
-                    if (*it == e.node) {
-                        waiting.erase(it);
-                        break;
-                    }
-            }
-        }
-        return out;
-    }
-
-private:
-    instance_trace trace_;
-    std::int64_t end_ms_ = 0;
-    std::int64_t removals_ = 0;
-    double instance_hours_ = 0.0;
-};
-
-static_assert(preemption_process<poisson_preemption>);
-static_assert(preemption_process<trace_replay>);
 
 }  // namespace dnnplan

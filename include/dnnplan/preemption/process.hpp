@@ -1,9 +1,11 @@
 #pragma once
 // What a preemption process is to the library (the extension point of the preemption-aware
 // planners and models: a type with these members, checked by the concept), and a holder for a
-// process of the caller's. The library's processes are in preemption/hazard.hpp
-// (poisson_preemption, trace_replay) and preemption/bamboo_simulator.hpp (bamboo_random_process).
+// process of the caller's. The library's processes are poisson_preemption
+// (preemption/poisson_preemption.hpp), trace_replay (preemption/trace_replay.hpp) and
+// bamboo_random_process (preemption/bamboo_random.hpp).
 
+#include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/preemption/events.hpp>
 
 #include <concepts>
@@ -23,6 +25,16 @@ concept preemption_process = requires(const P& p, std::int32_t capacity, std::in
     /// over [0, horizon_ms]. Deterministic for a seed (a trace ignores it).
     { p.events(capacity, horizon_ms, seed) } -> std::same_as<instance_trace>;
 };
+
+namespace detail {
+
+/// The arguments every library process checks in events().
+inline void check_process_arguments(std::int32_t capacity, std::int64_t horizon_ms) {
+    require_at_least("capacity", capacity, 0);
+    require_at_least("horizon_ms", horizon_ms, 0);
+}
+
+}  // namespace detail
 
 /// Any type of the caller's that satisfies preemption_process (above), held by
 /// value behind its two members: how a process of one's own goes into a planner's request.

@@ -1,12 +1,16 @@
 #pragma once
-// Realisations of a preemption process for simulations, and what a set of simulated outcomes
-// estimates: shared by the planners that sample preemptions (solve/resilience_plan/solve.hpp,
+// Sampling a preemption process, and what the samples estimate: the processes a planner's request
+// holds (preemption_process_variant), their realisations for simulations, and the figures of a
+// set of simulated outcomes with their intervals. Shared by the planners that sample preemptions
+// (solve/resilience_plan/solve.hpp, solve/resilience_plan/checkpoint.hpp,
 // solve/spot_provision/preemptions.hpp).
 
-#include <dnnplan/preemption/process.hpp>
-#include <dnnplan/preemption/bamboo_simulator.hpp>
+#include <dnnplan/core/status.hpp>
+#include <dnnplan/preemption/bamboo_random.hpp>
 #include <dnnplan/preemption/events.hpp>
-#include <dnnplan/preemption/hazard.hpp>
+#include <dnnplan/preemption/poisson_preemption.hpp>
+#include <dnnplan/preemption/process.hpp>
+#include <dnnplan/preemption/trace_replay.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +19,9 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -23,8 +29,9 @@ namespace dnnplan {
 
 /// How an offer's spot instances are preempted: a Poisson rate with a replacement delay
 /// (exponential lifetimes, e.g. a hazard fitted to lifetimes), a recorded trace, Bamboo's random
-/// mode (preemption/hazard.hpp, preemption/bamboo_simulator.hpp), or a process of the caller's.
-using preemption_model = std::variant<poisson_preemption, trace_replay, bamboo_random_process, any_preemption_process>;
+/// mode (preemption/poisson_preemption.hpp, preemption/trace_replay.hpp, preemption/bamboo_random.hpp), or a process of the caller's (any
+/// type that satisfies preemption_process, wrapped in any_preemption_process).
+using preemption_process_variant = std::variant<poisson_preemption, trace_replay, bamboo_random_process, any_preemption_process>;
 
 /// A two-sided interval; an end that is none lies beyond the simulated horizon (only a lower
 /// bound on it is known: the horizon).
@@ -39,7 +46,10 @@ struct sample_summary {
     double p_meet_deadline = 0.0;  ///< the fraction done by the deadline
     double p_error = 0.0;          ///< its 95% half width (normal approximation, at least Wilson's at 0 or 1)
     std::optional<double> expected_time{}, expected_cost{};  ///< none: some outcomes beyond the horizon
-    estimate_interval time{}, cost{};
+    /// The 95% intervals of the two means, mean +- 1.96 s / sqrt(n) (s: the sample standard
+    /// deviation; normal approximation), with n = the outcomes; none where the mean is none.
+    std::optional<figure_estimate> expected_time_estimate{}, expected_cost_estimate{};
+    estimate_interval time{}, cost{};  ///< the 2.5% and 97.5% quantiles of the outcomes
 };
 
 namespace detail::sampling {
@@ -47,7 +57,7 @@ namespace detail::sampling {
 /// The checks of the alternatives that have them (a Poisson process's rate and delay, Bamboo's
 /// random mode's options), named under `path`; a trace was checked when it was built, and a
 /// process of the caller's own checks itself.
-inline void validate(const preemption_model& model, const std::string& path) {
+inline void validate(const preemption_process_variant& model, const std::string& path) {
     if (const auto* poisson = std::get_if<poisson_preemption>(&model)) poisson->validate(path);
     if (const auto* random = std::get_if<bamboo_random_process>(&model)) random->options.validate(path);
 }
@@ -73,7 +83,7 @@ inline void validate(const preemption_model& model, const std::string& path) {
 }
 
 /// Realisation k of `samples` of an offer's preemptions for a pool of `capacity` instances.
-[[nodiscard]] inline instance_trace realisation(const preemption_model& model, std::int32_t capacity, std::int64_t horizon_ms,
+[[nodiscard]] inline instance_trace realisation(const preemption_process_variant& model, std::int32_t capacity, std::int64_t horizon_ms,
                                                 std::int64_t deadline_ms, std::int32_t k, std::int32_t samples) {
     if (const auto* trace = std::get_if<trace_replay>(&model)) {
         // Start times spread evenly over the part of the trace that leaves a deadline after it (all
@@ -87,11 +97,11 @@ inline void validate(const preemption_model& model, const std::string& path) {
     return std::visit([&](const auto& p) { return p.events(capacity, horizon_ms, static_cast<std::uint64_t>(k) + 1); }, model);
 }
 
-[[nodiscard]] inline double rate_of(const preemption_model& model) {
+[[nodiscard]] inline double rate_of(const preemption_process_variant& model) {
     return std::visit([](const auto& p) { return static_cast<double>(p.preemptions_per_instance_h()); }, model);
 }
 
-[[nodiscard]] inline std::int64_t replacement_delay_ms(const preemption_model& model) {
+[[nodiscard]] inline std::int64_t replacement_delay_ms(const preemption_process_variant& model) {
     if (const auto* poisson = std::get_if<poisson_preemption>(&model)) return poisson->replacement_delay_ms;
     return 0;
 }
@@ -104,25 +114,47 @@ inline void validate(const preemption_model& model, const std::string& path) {
     return std::isfinite(sorted[at]) ? std::optional<double>(sorted[at]) : std::nullopt;
 }
 
+/// The 95% interval of the mean of `values` (all finite, at least one): mean +- 1.96 s / sqrt(n),
+/// s the sample standard deviation (0 for one value), by the central limit theorem.
+[[nodiscard]] inline figure_estimate mean_estimate(const std::vector<double>& values, double mean) {
+    const auto n = static_cast<double>(values.size());
+    double squares = 0.0;
+    for (const double v : values) squares += (v - mean) * (v - mean);
+    const double half = values.size() > 1 ? 1.96 * std::sqrt(squares / (n - 1.0) / n) : 0.0;
+    return {.lower = mean - half, .upper = mean + half, .confidence_prob = 0.95,
+            .samples = static_cast<std::int64_t>(values.size())};
+}
+
+/// The fraction of `times` at most `deadline` and its 95% half width: the normal approximation's,
+/// at least that of one run in n (Wilson's score interval when every run or none meets it).
+[[nodiscard]] inline std::pair<double, double> fraction_met(const std::vector<double>& times, double deadline) {
+    const auto n = static_cast<double>(times.size());
+    double met = 0.0;
+    for (const double t : times)
+        if (t <= deadline) met += 1.0;
+    const double p = met / n;
+    return {p, std::max(1.96 * std::sqrt(p * (1.0 - p) / n), 1.96 * 1.96 / (n + 1.96 * 1.96))};
+}
+
 /// Figures of simulated outcomes (times and costs, +inf: beyond the horizon): the fraction done
-/// by `deadline` with its 95% half width, the means, and the 2.5% and 97.5% quantiles.
+/// by `deadline` with its 95% half width, the means with their 95% intervals, and the 2.5% and
+/// 97.5% quantiles.
 [[nodiscard]] inline sample_summary summarise(std::vector<double> times, std::vector<double> costs, double deadline) {
     sample_summary c;
     const auto n = static_cast<double>(times.size());
-    double met = 0.0, time_sum = 0.0, cost_sum = 0.0;
+    std::tie(c.p_meet_deadline, c.p_error) = fraction_met(times, deadline);
+    double time_sum = 0.0, cost_sum = 0.0;
     bool all_finite = true;
     for (std::size_t i = 0; i < times.size(); ++i) {
-        if (times[i] <= deadline) met += 1.0;
         all_finite = all_finite && std::isfinite(times[i]) && std::isfinite(costs[i]);
         time_sum += times[i];
         cost_sum += costs[i];
     }
-    c.p_meet_deadline = met / n;
-    // The normal approximation's 95% half width, at least that of one run in n (Wilson's at 0 or 1).
-    c.p_error = std::max(1.96 * std::sqrt(c.p_meet_deadline * (1.0 - c.p_meet_deadline) / n), 1.96 * 1.96 / (n + 1.96 * 1.96));
     if (all_finite) {
         c.expected_time = time_sum / n;
         c.expected_cost = cost_sum / n;
+        c.expected_time_estimate = mean_estimate(times, *c.expected_time);
+        c.expected_cost_estimate = mean_estimate(costs, *c.expected_cost);
     }
     std::sort(times.begin(), times.end());
     std::sort(costs.begin(), costs.end());
@@ -130,8 +162,6 @@ inline void validate(const preemption_model& model, const std::string& path) {
     c.cost = {quantile(costs, 0.025), quantile(costs, 0.975)};
     return c;
 }
-
-[[nodiscard]] inline std::string format_probability(double p) { return format_number(std::round(p * 1e4) / 1e4); }
 
 }  // namespace detail::sampling
 

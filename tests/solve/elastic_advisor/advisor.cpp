@@ -1,24 +1,28 @@
-// The model-based elastic advisor (solve/elastic_advisor/advisor.hpp), the replay harness and its DLRover
-// policy (solve/elastic_advisor/replay.hpp), the runtime records (solve/elastic_advisor/runtime_records.hpp) and their JSON
-// (io/elastic_advisor_json.hpp): the harness on hand-computed tables, the advisor on tables drawn from a
-// known model (it finds the optimum), the PS-bottleneck case, the ICAC'19 tables (the goals of
-// docs/solvers/elastic_advisor.md), every malformed input.
+// The model-based elastic advisor (solve/elastic_advisor/advisor.hpp), the replay harness
+// (solve/elastic_advisor/replay.hpp) and its two policies (solve/elastic_advisor/policies.hpp): the
+// harness on hand-computed tables, the advisor on tables drawn from a known model (it finds the
+// optimum), the PS-bottleneck case, the statuses and figures of every kind of decision (each
+// result the tests produce keeps the one result shape, core/result.hpp), a deadline no
+// configuration can meet, the ICAC'19 tables (the goals of docs/solvers/elastic_advisor.md), bad
+// requests by field. Runtime records: runtime_records.cpp; a model of one's own: concepts.cpp; JSON:
+// tests/io/elastic_advisor_json.cpp.
 
 #include <dnnplan/io/elastic_advisor_json.hpp>
 #include <dnnplan/model/ps_load_contention.hpp>
+#include <dnnplan/solve/elastic_advisor/policies.hpp>
 
 #include "../../support/checks.hpp"
-#include "../../support/fixture_files.hpp"
 #include "../../support/json_checks.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,12 +46,28 @@ measurement_table synthetic_table(double z_s, double a_s, double b_s, std::int32
     return t;
 }
 
-
 measurement_table icac_table(const std::string& name) {
     std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/elastic/" + name);
     REQUIRE(in);
     return parse_measurement_table(in);
 }
+
+/// solve(r), checked to keep the one result shape and, for every status but optimal, to say why.
+elastic_result solved(const elastic_request& r) {
+    elastic_result res = solve(r);
+    const result_violation broken = result_shape_violation(res);
+    INFO(broken.field << ": " << broken.rule);
+    CHECK(!broken);
+    CHECK_FALSE(res.reason.empty());
+    CHECK(res.plan_to_run());
+    return res;
+}
+
+/// model_policy with every result it acts on checked (solved()): the same decisions.
+struct shape_checked_policy {
+    elastic_options options{};
+    policy_decision operator()(const policy_view& v) const { return decision_of(solved(advisor_request(v, options))); }
+};
 
 /// The advisor's view of configuration (ps, workers) in a result.
 elastic_candidate candidate(const elastic_result& res, std::int32_t ps, std::int32_t workers) {
@@ -156,7 +176,7 @@ TEST_CASE("advisor finds the optimum on tables drawn from a known model", "[elas
             if (slack > 0.0) o.deadline_s = o.work_steps / fastest * slack;
             const auto best = best_with_hindsight(t, o);
             REQUIRE(best);
-            const replay_report r = replay(t, o, model_policy{});
+            const replay_report r = replay(t, o, shape_checked_policy{});
             INFO("z " << mc.z << " a " << mc.a << " b " << mc.b << " slack " << slack << ": final " << to_string(r.final)
                       << " best " << to_string(best->configuration));
             CHECK(r.met_deadline);
@@ -175,7 +195,7 @@ TEST_CASE("advisor: a PS bottleneck adds a PS, not workers", "[elastic][advisor]
                       .current = ps_configuration{1, 4}};
     for (const ps_configuration c : {ps_configuration{1, 2}, ps_configuration{1, 4}})
         r.observations.push_back({c.ps, c.workers, *t.speed(c)});
-    const elastic_result res = solve(r);
+    const elastic_result res = solved(r);
     REQUIRE(res.plan);
     CHECK(res.details.ps_bottleneck);
     CHECK(res.plan->action == elastic_action::trial);
@@ -188,7 +208,7 @@ TEST_CASE("advisor: a PS bottleneck adds a PS, not workers", "[elastic][advisor]
         l.observations.clear();
         for (const ps_configuration c : {ps_configuration{1, 2}, ps_configuration{1, 4}})
             l.observations.push_back({c.ps, c.workers, *light.speed(c)});
-        const elastic_result lr = solve(l);
+        const elastic_result lr = solved(l);
         CHECK_FALSE(lr.details.ps_bottleneck);
         REQUIRE(lr.plan);
         CHECK(lr.plan->ps == 1);
@@ -200,7 +220,7 @@ TEST_CASE("advisor: the model's bounds from one measured configuration", "[elast
     const elastic_request r{.job = {.remaining_steps = 100'000.0, .worker_usd_per_h = 0.9, .ps_usd_per_h = 0.15,
                                     .configurations = {{1, 1}, {1, 2}, {1, 4}, {2, 3}, {2, 4}, {2, 6}}},
                             .observations = {{1, 2, 20.0}}};
-    const elastic_result res = solve(r);
+    const elastic_result res = solved(r);
     const auto at = [&](std::int32_t ps, std::int32_t workers) { return candidate(res, ps, workers); };
     // A bound from a per-worker rule is loosened by the noise, up or down.
     // (1,1): no more PS nor workers, at most 20 (+ noise); a worker fewer on as many PS, x >= 10 (- noise).
@@ -229,7 +249,7 @@ TEST_CASE("advisor: a fit that has seen no contention bounds nothing below past 
                               .configurations = t.configurations()}};
     for (const ps_configuration c : {ps_configuration{3, 8}, ps_configuration{3, 6}})
         r.observations.push_back({c.ps, c.workers, *t.speed(c)});
-    const elastic_result res = solve(r);
+    const elastic_result res = solved(r);
     REQUIRE(std::any_of(res.details.pinned.begin(), res.details.pinned.end(),
                         [](const std::string& p) { return p.starts_with("ps_bandwidth_bytes_per_s"); }));
     const auto at = [&](std::int32_t ps, std::int32_t workers) { return candidate(res, ps, workers); };
@@ -249,7 +269,7 @@ TEST_CASE("advisor: speeds per worker within the noise are not read as contentio
     elastic_request r{.job = {.remaining_steps = 600'000.0, .worker_usd_per_h = 0.2556, .ps_usd_per_h = 0.1429,
                               .configurations = {{1, 2}, {1, 7}, {2, 4}}},
                       .observations = {{1, 2, 9.194}, {2, 4, 19.079}}};
-    const auto predicted_1_7 = [&] { return candidate(solve(r), 1, 7).steps_per_s; };
+    const auto predicted_1_7 = [&] { return candidate(solved(r), 1, 7).steps_per_s; };
     // No contention: 7 workers at a rate between the two measured ones.
     CHECK(predicted_1_7() >= 7.0 * 9.194 / 2.0 * (1.0 - 1e-6));
     CHECK(predicted_1_7() <= 7.0 * 19.079 / 4.0 * (1.0 + 1e-6));
@@ -259,65 +279,201 @@ TEST_CASE("advisor: speeds per worker within the noise are not read as contentio
     CHECK(field_of([&] { (void)solve(r); }) == "options.speed_noise");
 }
 
-TEST_CASE("advisor: first trial, commitment, infeasible", "[elastic][advisor]") {
+TEST_CASE("advisor: statuses and figures of every decision", "[elastic][advisor]") {
     elastic_request r{.job = {.remaining_steps = 100'000.0, .worker_usd_per_h = 0.9, .ps_usd_per_h = 0.15,
                               .configurations = {{1, 1}, {1, 2}, {1, 4}, {2, 4}}}};
-    SECTION("nothing measured: the smallest cluster with 2+ workers, the trial's cost as its objective") {
-        const elastic_result res = solve(r);
+    SECTION("nothing measured: the smallest cluster with 2+ workers, the trial's own cost, exact") {
+        const elastic_result res = solved(r);
+        CHECK(res.status == solve_status::feasible);
         REQUIRE(res.plan);
         CHECK(res.plan->configuration() == ps_configuration{1, 2});
         CHECK(res.plan->action == elastic_action::trial);
-        // Nothing predicts the cost of finishing: the objective is the trial's own, 120 s of (1,2).
+        // Nothing predicts the cost of finishing: the objective is the trial's own, 120 s of (1,2),
+        // exact (no sample to estimate from), and the reason says so.
         REQUIRE(res.objective_value);
         CHECK(*res.objective_value == Approx(120.0 * (2 * 0.9 + 0.15) / 3600.0));
-        // The result writes and reads back (a plan has its objective value).
-        dnnplan_test::check_round_trip(res);
+        CHECK(res.figures == figure_kind::exact);
+        CHECK_FALSE(res.estimate);
+        CHECK(res.reason.find("nothing measured yet") != std::string::npos);
+        CHECK_FALSE(res.bound);
         CHECK_FALSE(res.details.model_fitted);
+        dnnplan_test::check_round_trip(res);
     }
     SECTION("nothing measured, a deadline: the largest cluster, the one no other can outrun") {
         r.job.deadline_s = 5'000.0;
-        const elastic_result res = solve(r);
+        const elastic_result res = solved(r);
         REQUIRE(res.plan);
         CHECK(res.plan->configuration() == ps_configuration{2, 4});  // as many PS and workers as any
         CHECK(res.plan->action == elastic_action::trial);
         CHECK(*res.objective_value == Approx(120.0 * (4 * 0.9 + 2 * 0.15) / 3600.0));
         // No configuration dominates every other: the one that dominates the most, then more workers.
         r.job.configurations = {{1, 1}, {2, 4}, {1, 8}};  // (2, 4) and (1, 8) each dominate (1, 1)
-        CHECK(solve(r).plan->configuration() == ps_configuration{1, 8});
+        CHECK(solved(r).plan->configuration() == ps_configuration{1, 8});
         r.job.configurations = {{1, 1}, {2, 4}, {1, 8}, {2, 2}};  // (2, 4) dominates (2, 2) too
-        CHECK(solve(r).plan->configuration() == ps_configuration{2, 4});
+        CHECK(solved(r).plan->configuration() == ps_configuration{2, 4});
     }
-    SECTION("every configuration measured: commit to the cheapest") {
+    SECTION("every configuration measured: commit to the cheapest, its measured cost, estimated") {
         r.observations = {{1, 1, 10.0}, {1, 2, 19.0}, {1, 4, 30.0}, {2, 4, 37.0}};
-        const elastic_result res = solve(r);
-        REQUIRE(res.plan);
+        const elastic_result res = solved(r);
         CHECK(res.status == solve_status::feasible);
+        REQUIRE(res.plan);
         CHECK(res.plan->action == elastic_action::commit);
         // USD/h per step/s: (1,1) 1.05 / 10 = 0.105, (1,2) 1.95 / 19 = 0.1026 (the least),
         // (1,4) 3.75 / 30 = 0.125, (2,4) 3.9 / 37 = 0.1054.
         CHECK(res.plan->configuration() == ps_configuration{1, 2});
-        CHECK(*res.objective_value == Approx(100'000.0 / 19.0 * 1.95 / 3600.0));
+        const double cost = 100'000.0 / 19.0 * 1.95 / 3600.0;
+        CHECK(*res.objective_value == Approx(cost));
+        // Measured: its interval is the point; the fit rests on the 4 measured configurations.
+        CHECK(res.figures == figure_kind::estimated);
+        REQUIRE(res.estimate);
+        CHECK(res.estimate->lower == Approx(cost));
+        CHECK(res.estimate->upper == Approx(cost));
+        CHECK(res.estimate->samples == 4);
+        CHECK(res.estimate->confidence_prob == 0.95);
+        CHECK_FALSE(res.bound);
+        dnnplan_test::check_round_trip(res);
+    }
+    SECTION("a trial: its predicted cost within the interval from its speed interval") {
+        r.observations = {{1, 1, 10.0}, {1, 2, 19.0}, {1, 4, 30.0}};
+        const elastic_result res = solved(r);
+        REQUIRE(res.plan);
+        REQUIRE(res.plan->action == elastic_action::trial);
+        CHECK(res.plan->configuration() == ps_configuration{2, 4});
+        const elastic_candidate e = candidate(res, 2, 4);
+        const double usd_per_s = (4 * 0.9 + 2 * 0.15) / 3600.0;
+        REQUIRE(res.estimate);
+        CHECK(res.estimate->lower == Approx(100'000.0 / e.upper * usd_per_s));  // optimistic: at the upper end
+        CHECK(res.estimate->upper == Approx(100'000.0 / e.lower * usd_per_s));  // pessimistic: at the lower end
+        CHECK(res.estimate->lower <= *res.objective_value);
+        CHECK(*res.objective_value <= res.estimate->upper);
+        CHECK(res.estimate->samples == 3);
+        dnnplan_test::check_round_trip(res);
+    }
+    SECTION("a blind trial: nothing bounds its speed below, so nothing bounds its cost above") {
+        // (2,2) at 20 steps/s alone. (1,4), a PS fewer, is bounded above (a PS fewer never raises the
+        // speed, a worker more never raises a worker's rate: 4 x 10 + 5%) but not below (fewer PS per
+        // worker; one point fits nothing below): the cheapest optimistically, tried.
+        r.job.configurations = {{1, 2}, {1, 4}, {2, 2}, {2, 4}};
+        r.observations = {{2, 2, 20.0}};
+        const elastic_result res = solved(r);
+        REQUIRE(res.plan);
+        CHECK(res.plan->action == elastic_action::trial);
+        CHECK(res.plan->configuration() == ps_configuration{1, 4});
+        CHECK(candidate(res, 1, 4).lower == 0.0);
+        REQUIRE(res.estimate);
+        CHECK(res.estimate->lower == Approx(100'000.0 / 42.0 * (4 * 0.9 + 0.15) / 3600.0));
+        CHECK(res.estimate->upper == std::numeric_limits<double>::infinity());
+        CHECK(res.estimate->samples == 1);
     }
     SECTION("max_trials reached: commit even with the choice open") {
         r.observations = {{1, 1, 10.0}};
         r.options.max_trials = 1;
-        const elastic_result res = solve(r);
+        const elastic_result res = solved(r);
         REQUIRE(res.plan);
         CHECK(res.plan->action == elastic_action::commit);
+        CHECK(res.estimate->samples == 1);
     }
-    SECTION("a deadline nothing can meet: infeasible, the fastest") {
+    SECTION("a deadline nothing can meet: infeasible at once, no plan, best_effort the fastest") {
         r.observations = {{1, 1, 10.0}, {1, 2, 19.0}, {1, 4, 30.0}, {2, 4, 37.0}};
         r.job.deadline_s = 100.0;  // 100,000 steps need 2,703 s at the fastest, 37 steps/s
-        const elastic_result res = solve(r);
+        const elastic_result res = solved(r);
         CHECK(res.status == solve_status::infeasible);
-        REQUIRE(res.plan);
-        CHECK(res.plan->configuration() == ps_configuration{2, 4});
-        CHECK_FALSE(res.reason.empty());
+        CHECK_FALSE(res.plan);
+        CHECK_FALSE(res.objective_value);
+        CHECK_FALSE(res.bound);
+        CHECK(res.figures == figure_kind::exact);
+        CHECK_FALSE(res.estimate);
+        REQUIRE(res.best_effort);
+        CHECK(res.best_effort->configuration() == ps_configuration{2, 4});
+        CHECK(res.best_effort->action == elastic_action::commit);
+        CHECK(res.reason.find("upper end") != std::string::npos);
+        dnnplan_test::check_round_trip(res);
+    }
+    SECTION("a deadline that has passed: infeasible, best_effort the fastest; nothing measured, the largest") {
+        r.observations = {{1, 2, 19.0}};
+        r.job.deadline_s = -30.0;
+        elastic_result res = solved(r);
+        CHECK(res.status == solve_status::infeasible);
+        REQUIRE(res.best_effort);
+        // The fastest it can count on: (2, 4), at least 4 x 9.5 - 5% = 36.1 steps/s (more workers with
+        // as many PS per worker: a worker's rate never falls), against 19 for (1, 2) and (1, 4).
+        CHECK(res.best_effort->configuration() == ps_configuration{2, 4});
+        CHECK(res.reason.find("passed") != std::string::npos);
+        r.observations.clear();
+        r.job.deadline_s = 0.0;
+        res = solved(r);
+        CHECK(res.status == solve_status::infeasible);
+        REQUIRE(res.best_effort);
+        CHECK(res.best_effort->configuration() == ps_configuration{2, 4});
+        CHECK(res.best_effort->action == elastic_action::commit);
+    }
+    SECTION("none predicted to meet the deadline, some may, no trial left: no_plan_found, best_effort") {
+        // (1,1) at 10 steps/s; (1,2) untried: at least 10 (a worker more), at most 2 x 10 + 5%
+        // (a worker more never raises a worker's rate), predicted 20. A deadline that needs 20.5
+        // steps/s: only the upper end of (1,2) meets it, and max_trials 1 leaves no trial.
+        r.job.configurations = {{1, 1}, {1, 2}};
+        r.observations = {{1, 1, 10.0}};
+        r.options.max_trials = 1;
+        r.job.deadline_s = 100'000.0 / 20.5;
+        const elastic_result res = solved(r);
+        CHECK(candidate(res, 1, 2).upper > 20.5);
+        CHECK(candidate(res, 1, 2).steps_per_s < 20.5);
+        CHECK(res.status == solve_status::no_plan_found);
+        CHECK_FALSE(res.plan);
+        REQUIRE(res.best_effort);
+        CHECK(res.best_effort->configuration() == ps_configuration{1, 2});
+        CHECK(res.limit == search_limit::none);
+        // With a trial left, it tries (1,2): the only way to learn whether it meets the deadline.
+        r.options.max_trials = 5;
+        const elastic_result again = solved(r);
+        CHECK(again.status == solve_status::feasible);
+        REQUIRE(again.plan);
+        CHECK(again.plan->action == elastic_action::trial);
+        CHECK(again.plan->configuration() == ps_configuration{1, 2});
     }
     SECTION("the same request gives the same plan") {
         r.observations = {{1, 2, 19.0}, {1, 4, 30.0}};
-        CHECK(solve(r).plan == solve(r).plan);
+        CHECK(solved(r).plan == solved(r).plan);
     }
+}
+
+TEST_CASE("advisor: a deadline of 1 s on the V100 table: infeasible once measured, the fastest to the end",
+          "[elastic][advisor][icac]") {
+    // 64,000 steps in 1 s need 64,000 steps/s; the fastest configuration, (2, 8), runs 78.8. Before
+    // anything is measured nothing bounds a speed: the first trial is the largest cluster. From the
+    // next decision the deadline has passed and the advisor says infeasible at once, its best
+    // effort the fastest, run to the end: no more trials (before: 5 trials, then the cheapest,
+    // 1,697 s).
+    const measurement_table t = icac_table("icac19_v100.json");
+    const double fastest = *t.speed({2, 8});
+    const replay_options o{.work_steps = 64'000.0, .deadline_s = 1.0};
+    const replay_report report = replay(t, o, shape_checked_policy{});
+    CHECK_FALSE(report.met_deadline);
+    CHECK(report.trials.size() == 1);
+    CHECK(report.final == ps_configuration{2, 8});
+    REQUIRE(report.segments.size() == 2);
+    CHECK(report.segments[1].final);
+    CHECK(report.time_s == Approx(64'000.0 / fastest));
+    CHECK(replay(t, o, model_policy{}).time_s == report.time_s);
+
+    // The second decision's request: (2, 8) measured, the deadline passed.
+    elastic_request second{.job = {.remaining_steps = 64'000.0 - 120.0 * fastest, .deadline_s = 1.0 - 120.0,
+                                   .worker_usd_per_h = t.worker_usd_per_h, .ps_usd_per_h = t.ps_usd_per_h,
+                                   .configurations = t.configurations()},
+                           .observations = {{2, 8, fastest}},
+                           .current = ps_configuration{2, 8}};
+    const elastic_result passed = solved(second);
+    CHECK(passed.status == solve_status::infeasible);
+    CHECK_FALSE(passed.plan);
+    REQUIRE(passed.best_effort);
+    CHECK(passed.best_effort->configuration() == ps_configuration{2, 8});
+    // Before the deadline passes, the bounds already say so: the measured (2, 8) bounds every
+    // configuration above (each has at most as many PS and workers), at 78.8 + 5%.
+    second.job.deadline_s = 1.0;
+    const elastic_result bounded = solved(second);
+    CHECK(bounded.status == solve_status::infeasible);
+    CHECK(bounded.reason.find("upper end") != std::string::npos);
+    CHECK(bounded.best_effort->configuration() == ps_configuration{2, 8});
 }
 
 TEST_CASE("ICAC'19 tables: the model policy within 1.10x of hindsight in <= 5 trials", "[elastic][advisor][icac]") {
@@ -334,7 +490,7 @@ TEST_CASE("ICAC'19 tables: the model policy within 1.10x of hindsight in <= 5 tr
                 if (slack > 0.0) o.deadline_s = work / fastest * slack;
                 const auto best = best_with_hindsight(t, o);
                 REQUIRE(best);
-                const replay_report r = replay(t, o, model_policy{});
+                const replay_report r = replay(t, o, shape_checked_policy{});
                 INFO(name << " work " << work << " slack " << slack << ": " << r.cost_usd / best->cost_usd << "x");
                 CHECK(r.met_deadline);
                 CHECK(r.trials.size() <= 5);
@@ -354,92 +510,6 @@ TEST_CASE("DLRover policy in the harness: cold start, then its rules on the prox
     double done = 0.0;
     for (const auto& s : r.segments) done += s.steps;
     CHECK(done == Approx(64'000.0));
-}
-
-TEST_CASE("runtime records: advise reads configurations and speeds; time order", "[elastic][records]") {
-    advise_setup setup{.job = {.remaining_steps = 64'000.0, .deadline_s = 2000.0, .worker_usd_per_h = 0.861,
-                               .ps_usd_per_h = 0.1429, .configurations = {}}};
-    for (std::int32_t p = 1; p <= 2; ++p)
-        for (std::int32_t w = 1; w <= 8; ++w) setup.job.configurations.push_back({p, w});
-    std::vector<elastic_record> records{{.time_s = 0, .global_step = 0, .speed = 26.96, .ps = 1, .workers = 2},
-                                        {.time_s = 120, .global_step = 3235, .speed = 38.94, .ps = 1, .workers = 4}};
-    const elastic_result a = advise(records, setup);
-    elastic_request direct{.job = setup.job, .observations = {{1, 2, 26.96}, {1, 4, 38.94}}, .current = ps_configuration{1, 4}};
-    direct.job.remaining_steps = 64'000.0 - 3235.0;
-    direct.job.deadline_s = 2000.0 - 120.0;
-    CHECK(a.plan == solve(direct).plan);
-
-    records.push_back({.time_s = 100, .global_step = 4000, .speed = 38.9, .ps = 1, .workers = 4});
-    CHECK(field_of([&] { (void)advise(records, setup); }) == "records[2].time_s");
-    records.back() = {.time_s = 240, .global_step = 4000, .speed = 38.9, .ps = 3, .workers = 4};
-    CHECK(field_of([&] { (void)advise(records, setup); }) == "records[2]");
-    records.back() = {.time_s = 240, .global_step = 4000, .speed = -1.0, .ps = 1, .workers = 4};
-    CHECK(field_of([&] { (void)advise(records, setup); }) == "records[2].speed");
-    records.back() = {.time_s = 240, .global_step = 4000, .speed = 38.9, .ps = 1, .workers = 4,
-                      .nodes = {{.type = dlrover::node_type::ps, .cpu_used = 1, .cpu_requested = 8}}};
-    CHECK(field_of([&] { (void)advise(records, setup); }) == "records[2].nodes");  // 0 worker nodes for 4 workers
-}
-
-TEST_CASE("dlrover_advise: DLRover's running plan on records with nodes", "[elastic][records]") {
-    std::vector<elastic_record> records;
-    for (int i = 0; i < 5; ++i) {
-        elastic_record r{.time_s = 30.0 * i, .global_step = 300 * i, .speed = 10.0, .ps = 1, .workers = 2};
-        r.nodes.push_back({.type = dlrover::node_type::ps, .id = 0, .cpu_used = 2.0, .cpu_requested = 8.0,
-                           .memory_used_mb = 1000, .memory_requested_mb = 4096});
-        for (std::int32_t w = 0; w < 2; ++w)
-            r.nodes.push_back({.type = dlrover::node_type::worker, .id = w, .cpu_used = 4.0, .cpu_requested = 8.0,
-                               .memory_used_mb = 2000, .memory_requested_mb = 8192});
-        records.push_back(r);
-    }
-    const auto plan = dlrover_advise(records, {.cpu = 8.0 + 8 * 8.0, .memory_mb = 1e6});
-    // PS at 0.25 of its request: workers x 0.9 / 0.25 = 7.2 -> 7 (DLRover's worker plan).
-    REQUIRE(plan.groups.contains(dlrover::node_type::worker));
-    CHECK(plan.groups.at(dlrover::node_type::worker).count == 7);
-}
-
-TEST_CASE("elastic JSON: tables, records, reports; malformed input names its field", "[elastic][io]") {
-    const measurement_table t = icac_table("icac19_k80.json");
-    CHECK(t.gpu == "K80");
-    CHECK(t.measured.size() == 15);
-    const std::string good = R"({"gpu": "g", "worker_usd_per_h": 1, "ps_usd_per_h": 0.1, "measured": [{"ps": 1, "workers": 4, "steps_per_s": 38.9}]})";
-    CHECK(parse_measurement_table(good).measured.front().steps_per_s == 38.9);
-    const auto field = [](const std::string& text) { return field_of([&] { (void)parse_measurement_table(text); }); };
-    CHECK(field(R"({"gpu": "g", "worker_usd_per_h": 1, "ps_usd_per_h": 0.1, "measured": [], "extra": 1})") == "extra");
-    CHECK(field(R"({"gpu": "g", "worker_usd_per_h": 1, "ps_usd_per_h": 0.1, "measured": [{"ps": 1, "workers": 4, "steps_per_s": -2}]})") ==
-          "measured[0].steps_per_s");
-    CHECK(field(R"({"gpu": "g", "worker_usd_per_h": 1, "ps_usd_per_h": 0.1, "measured": [{"ps": 1, "workers": 4, "steps_per_s": 2},
-                   {"ps": 1, "workers": 4, "steps_per_s": 3}]})") == "measured[1]");
-    CHECK(field(R"({"gpu": "g", "worker_usd_per_h": 1, "ps_usd_per_h": 0.1, "measured": []})") == "measured");
-
-    const elastic_record rec = parse_elastic_record(
-        R"({"time_s": 30, "global_step": 300, "speed": 10, "ps": 1, "workers": 1, "nodes": [{"type": "ps", "id": 0, "cpu_used": 1,
-            "cpu_requested": 8, "memory_used_mb": 100, "memory_requested_mb": 200}, {"type": "worker", "cpu_used": 1,
-            "cpu_requested": 8, "memory_used_mb": 100, "memory_requested_mb": 200}]})");
-    CHECK(rec.nodes.size() == 2);
-    CHECK(field_of([] { (void)parse_elastic_record(R"({"time_s": 0, "global_step": 0, "speed": 1, "ps": 1, "workers": 1, "gpu": 1})"); }) ==
-          "gpu");
-    CHECK(field_of([] { (void)parse_elastic_record(R"({"time_s": 0, "global_step": 0, "speed": -1, "ps": 1, "workers": 1})"); }) ==
-          "speed");
-
-    scripted policy{{{.configuration = {1, 1}, .final = true}}};
-    const replay_report r = replay(t, {.work_steps = 1000.0}, policy);
-    const std::string text = to_json_text(r, -1);
-    CHECK(text.find(R"("final":{"ps":1,"workers":1})") != std::string::npos);
-    CHECK(text.find(R"("met_deadline":true)") != std::string::npos);
-    dnnplan_test::check_round_trip(r);
-    elastic_request nothing{.job = {.remaining_steps = 10.0, .worker_usd_per_h = 1.0, .configurations = {{1, 1}}}};
-    CHECK(to_json_text(solve(nothing), -1).find(R"("upper":null)") != std::string::npos);  // unbounded, written as null
-}
-
-TEST_CASE("the fuzz seeds of tests/fixtures/fuzz_seeds are read by their readers (elastic)", "[elastic][io][fuzz]") {
-    // scripts/fuzz seeds fuzz_elastic_inputs with it: every line is a record the reader accepts.
-    const auto files = dnnplan_test::fixture_files("fuzz_seeds", "elastic_records");
-    REQUIRE(files.size() == 1);
-    std::istringstream lines(files.front().second);
-    std::vector<elastic_record> records;
-    for (std::string line; std::getline(lines, line);) records.push_back(parse_elastic_record(line));
-    CHECK(records.size() == 4);
-    CHECK_NOTHROW(validate_records(records));
 }
 
 TEST_CASE("elastic request validation names the field", "[elastic][advisor]") {

@@ -550,7 +550,8 @@ TEST_CASE("configurations whose partition is over the budget are skipped and the
     // Every partition is over a budget of 10 cells: no plan, and why.
     options.budget.max_nodes = 10;
     const auto none = run(problem, options);
-    CHECK(none.status == dnnplan::solve_status::budget_exhausted);
+    CHECK(none.status == dnnplan::solve_status::no_plan_found);
+    CHECK(none.limit != dnnplan::search_limit::none);
     CHECK_FALSE(none.plan);
     CHECK_FALSE(none.objective_value);
     CHECK_FALSE(none.bound);

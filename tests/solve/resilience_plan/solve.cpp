@@ -1,17 +1,18 @@
-// The preemption-aware planners (issue 12, section 4): the resilience planner
-// (solve/resilience_plan/solve.hpp: on-demand, checkpoint-restart, Bamboo's redundant computation, spot with
-// an on-demand fallback) and spotDNN's planner under preemptions (solve/spot_provision/preemptions.hpp).
-// Oracles: the checkpoint interval against a brute-force sweep of the equal splits, the
-// redundant-computation choice against every pipeline count simulated here, hand-computed
+// The resilience planner (solve/resilience_plan/solve.hpp: on-demand, checkpoint-restart,
+// Bamboo's redundant computation, spot with an on-demand fallback). Oracles: the checkpoint
+// interval against a brute-force sweep of the equal splits, the redundant-computation choice and
+// its expected cost's interval against every pipeline count simulated here, hand-computed
 // on-demand figures; properties: the fallback keeps the deadline by construction, a plan meets q
-// and is the cheapest that does, a q nothing meets is a status with the best probability.
+// and is the cheapest that does, a q nothing meets is no_plan_found with the likeliest
+// configuration as best_effort, and infeasible only when proven. Every result keeps the one
+// result shape (result_shape_violation).
 
+#include <dnnplan/preemption/checkpoint_probability.hpp>
 #include <dnnplan/preemption/checkpoint_restart.hpp>
 #include <dnnplan/solve/resilience_plan/solve.hpp>
-#include <dnnplan/solve/spot_provision/preemptions.hpp>
 
-#include "../../../benchmarks/problems.hpp"
 #include "../../support/checks.hpp"
+#include "../../support/periodic_loss.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -30,9 +31,9 @@ using dnnplan::resilience_strategy;
 using dnnplan::solve_status;
 using dnnplan_test::field_of;
 
-/// A two-stage model: 8 samples a step; 1.0 s a step with one pipeline, 0.6 s with two, 0.45 s
+/// A two-stage workload: 8 samples a step; 1.0 s a step with one pipeline, 0.6 s with two, 0.45 s
 /// with three; on-demand: 2 instances at 1.0 s a step.
-dnnplan::bamboo_model_spec small_model() {
+dnnplan::bamboo_workload_spec small_workload() {
     return {.name = "small",
             .samples_per_step = 8,
             .stages = 2,
@@ -46,7 +47,7 @@ dnnplan::bamboo_model_spec small_model() {
 /// 3,600 steps: 1 h on on-demand; deadline 2 h; one offer preempted at `rate` per instance-hour.
 resilience_request small_request(double rate_per_instance_h, double probability = 0.9) {
     resilience_request r;
-    r.job = {.model = small_model(),
+    r.job = {.workload = small_workload(),
              .work_samples = 8.0 * 3600.0,
              .deadline_h = 2.0,
              .probability = probability,
@@ -70,12 +71,19 @@ const resilience_candidate& strategy_of(const dnnplan::resilience_result& r, res
     throw;  // unreachable: FAIL throws
 }
 
+/// The planner's result, checked against the one result shape.
+dnnplan::resilience_result solved(const resilience_request& request) {
+    auto r = dnnplan::solve(request);
+    dnnplan_test::check_result_shape(r);
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("resilience: on-demand's figures are exact, and it wins when spot is disabled", "[solve][resilience]") {
     auto request = small_request(0.5);
     request.options.checkpoint_restart = request.options.redundant_computation = request.options.spot_with_fallback = false;
-    const auto r = dnnplan::solve(request);
+    const auto r = solved(request);
     REQUIRE(r.status == solve_status::feasible);
     REQUIRE(r.plan);
     CHECK(r.plan->strategy == resilience_strategy::on_demand);
@@ -85,14 +93,18 @@ TEST_CASE("resilience: on-demand's figures are exact, and it wins when spot is d
     CHECK(*r.plan->expected_usd == Approx(2.0 * 1.0 * 1.0).epsilon(1e-12));  // 2 instances x 1 h x 1 USD/h
     CHECK(*r.plan->samples_per_usd == Approx(8.0 * 3600.0 / 2.0).epsilon(1e-12));
     CHECK(r.objective_value == r.plan->expected_usd);
-    CHECK_FALSE(r.bound);  // estimates prove nothing
+    CHECK_FALSE(r.bound);  // nothing is proven the best
+    CHECK(r.figures == dnnplan::figure_kind::exact);
+    CHECK_FALSE(r.estimate);
+    CHECK(r.limit == dnnplan::search_limit::none);
+    CHECK(r.reason == "exact: on-demand is not preempted");
     CHECK(r.details.simulations == 0);
 }
 
 TEST_CASE("resilience: the checkpoint interval is the best of a brute-force sweep of equal splits", "[solve][resilience]") {
     auto request = small_request(0.5);
     request.options.redundant_computation = request.options.spot_with_fallback = false;
-    const auto r = dnnplan::solve(request);
+    const auto r = solved(request);
     const auto& cr = strategy_of(r, resilience_strategy::checkpoint_restart);
     REQUIRE(cr.checkpoint_interval_h);
     // The planner's model: the job's 2 instances, any loss interrupting it (rate 2 lambda), a
@@ -117,23 +129,24 @@ TEST_CASE("resilience: redundant computation picks the cheapest pipeline count m
           "[solve][resilience]") {
     auto request = small_request(0.3);
     request.options.checkpoint_restart = request.options.spot_with_fallback = false;
-    const auto r = dnnplan::solve(request);
+    const auto r = solved(request);
     // The oracle: every pipeline count the quota allows (P S <= 6: P = 1..3), each simulated on
     // the same realisations, the cheapest mean cost among those meeting q.
     const double deadline_h = request.job.deadline_h;
     const auto deadline_ms = static_cast<std::int64_t>(std::ceil(deadline_h * 3.6e6));
     const std::int64_t horizon_ms = 3 * deadline_ms;
     std::optional<std::pair<std::int32_t, double>> cheapest;
+    double cheapest_half_width = 0.0;
     for (std::int32_t pipelines = 1; pipelines <= 3; ++pipelines) {
         dnnplan::bamboo_options b;
-        b.model = small_model();
+        b.workload = small_workload();
         b.duration_ms = horizon_ms;
         b.target_steps = 3600;
         b.instance_creation_ms = 45'000;
         b.spot_usd_per_h = 0.3;
         b.on_demand_usd_per_h = 1.0;
         b.beyond_table = dnnplan::beyond_step_table::use_last_row;
-        double met = 0.0, usd = 0.0;
+        double met = 0.0, usd = 0.0, usd_squares = 0.0;
         bool all_done = true;
         for (std::int32_t k = 0; k < request.options.samples; ++k) {
             const auto events = dnnplan::detail::sampling::realisation(request.offers[0].preemption, 2 * pipelines, horizon_ms,
@@ -143,10 +156,15 @@ TEST_CASE("resilience: redundant computation picks the cheapest pipeline count m
             all_done = all_done && done;
             met += done && run.end_h <= deadline_h ? 1.0 : 0.0;
             usd += done ? run.usd_per_h * run.end_h : 0.0;
+            usd_squares += done ? run.usd_per_h * run.end_h * run.usd_per_h * run.end_h : 0.0;
         }
-        const double p = met / request.options.samples;
-        if (all_done && p >= 0.9 && (!cheapest || usd / request.options.samples < cheapest->second))
-            cheapest = std::pair{pipelines, usd / request.options.samples};
+        const double n = request.options.samples;
+        const double p = met / n;
+        if (all_done && p >= 0.9 && (!cheapest || usd / n < cheapest->second)) {
+            cheapest = std::pair{pipelines, usd / n};
+            // mean +- 1.96 s / sqrt(n), s the sample standard deviation.
+            cheapest_half_width = 1.96 * std::sqrt((usd_squares - usd * usd / n) / (n - 1.0) / n);
+        }
     }
     REQUIRE(cheapest);
     const auto& rc = strategy_of(r, resilience_strategy::redundant_computation);
@@ -157,6 +175,14 @@ TEST_CASE("resilience: redundant computation picks the cheapest pipeline count m
     if (cheapest->second < 2.0) {
         CHECK(r.plan->strategy == resilience_strategy::redundant_computation);
         CHECK(r.plan->pipelines == cheapest->first);
+        // Estimated figures: the expected cost's 95% interval over the 60 runs.
+        CHECK(r.status == solve_status::feasible);
+        CHECK(r.figures == dnnplan::figure_kind::estimated);
+        REQUIRE(r.estimate);
+        CHECK(r.estimate->samples == 60);
+        CHECK(r.estimate->confidence_prob == 0.95);
+        CHECK(r.estimate->lower == Approx(cheapest->second - cheapest_half_width).epsilon(1e-9));
+        CHECK(r.estimate->upper == Approx(cheapest->second + cheapest_half_width).epsilon(1e-9));
     } else {
         CHECK(r.plan->strategy == resilience_strategy::on_demand);
     }
@@ -167,9 +193,14 @@ TEST_CASE("resilience: the plan meets q and is the cheapest strategy that does; 
           "[solve][resilience]") {
     for (const double rate : {0.05, 0.5, 2.0}) {
         INFO("rate " << rate);
-        const auto r = dnnplan::solve(small_request(rate));
+        const auto r = solved(small_request(rate));
         REQUIRE(r.plan);
         CHECK(r.status == solve_status::feasible);
+        CHECK(r.limit == dnnplan::search_limit::none);
+        CHECK_FALSE(r.best_effort);
+        const bool exact = r.plan->strategy == resilience_strategy::on_demand || r.plan->strategy == resilience_strategy::checkpoint_restart;
+        CHECK(r.figures == (exact ? dnnplan::figure_kind::exact : dnnplan::figure_kind::estimated));
+        CHECK(r.estimate.has_value() == !exact);
         CHECK(r.plan->meets_probability);
         CHECK(r.plan->p_meet_deadline >= 0.9);
         CHECK(r.details.strategies.size() == 4);
@@ -188,7 +219,7 @@ TEST_CASE("resilience: the fallback keeps the deadline whenever on-demand alone 
     // time on every run (on-demand needs 1 h + a checkpoint and a restart of the 2 h).
     auto request = small_request(6.0);
     request.options.checkpoint_restart = request.options.redundant_computation = false;
-    const auto r = dnnplan::solve(request);
+    const auto r = solved(request);
     const auto& fb = strategy_of(r, resilience_strategy::spot_with_fallback);
     CHECK(fb.p_meet_deadline == 1.0);
     REQUIRE(fb.time_h.upper);
@@ -204,8 +235,8 @@ TEST_CASE("resilience: the fallback keeps the deadline whenever on-demand alone 
 TEST_CASE("resilience: an on-demand layout over the quota rules out the strategies that run it, not redundant computation",
           "[solve][resilience]") {
     auto request = small_request(0.3);
-    request.job.model.on_demand_instances = 8;  // 8 on-demand instances, over the quota of 6
-    const auto r = dnnplan::solve(request);
+    request.job.workload.on_demand_instances = 8;  // 8 on-demand instances, over the quota of 6
+    const auto r = solved(request);
     std::vector<resilience_strategy> seen;
     for (const auto& c : r.details.strategies) seen.push_back(c.strategy);
     CHECK(seen == std::vector<resilience_strategy>{resilience_strategy::redundant_computation});
@@ -220,7 +251,7 @@ TEST_CASE("resilience: the fallback hands over no earlier than the last safe mom
     request.job.deadline_h = 1.5;  // on-demand needs 1 h + a 0.03 h hand-over
     request.offers[0].max_instances = 2;
     request.options.checkpoint_restart = false;
-    const auto r = dnnplan::solve(request);
+    const auto r = solved(request);
     const auto& rc = strategy_of(r, resilience_strategy::redundant_computation);
     const auto& fb = strategy_of(r, resilience_strategy::spot_with_fallback);
     REQUIRE(rc.expected_h);
@@ -230,92 +261,99 @@ TEST_CASE("resilience: the fallback hands over no earlier than the last safe mom
     CHECK(*rc.expected_h > 1.0);  // slower than on-demand, within the deadline
 }
 
-TEST_CASE("resilience: a q nothing meets is a status with the best probability reached", "[solve][resilience]") {
+TEST_CASE("resilience: a q nothing is estimated to meet is no_plan_found, the likeliest configuration its best effort",
+          "[solve][resilience]") {
     // Half an hour: on-demand needs 1 h, three pipelines 0.45 h of steps once ready; at 1
-    // preemption per instance-hour only some runs make it, and q = 1 asks for all of them.
+    // preemption per instance-hour only some runs make it, and q = 1 asks for all of them. An
+    // estimate short of q proves nothing.
     auto request = small_request(1.0, 1.0);
     request.job.deadline_h = 0.5;
-    const auto r = dnnplan::solve(request);
-    CHECK(r.status == solve_status::infeasible);
+    const auto r = solved(request);
+    CHECK(r.status == solve_status::no_plan_found);
+    CHECK(r.limit == dnnplan::search_limit::none);
     CHECK_FALSE(r.plan);
     CHECK_FALSE(r.objective_value);
     INFO("best probability " << r.details.best_probability);
     CHECK(r.details.best_probability > 0.0);
     CHECK(r.details.best_probability < 1.0);
-    CHECK_THAT(r.reason, Catch::Contains("no configuration meets the deadline with probability 1"));
+    CHECK_THAT(r.reason, Catch::Contains("no configuration meets the deadline with probability 1") &&
+                             Catch::Contains("proves nothing"));
     double best = 0.0;
     for (const auto& c : r.details.strategies) best = std::max(best, c.p_meet_deadline);
     CHECK(r.details.best_probability == best);
+    REQUIRE(r.best_effort);
+    CHECK(r.best_effort->p_meet_deadline == best);
+    CHECK(r.plan_to_run() == r.best_effort);
     CHECK(strategy_of(r, resilience_strategy::on_demand).p_meet_deadline == 0.0);
+}
+
+TEST_CASE("resilience: infeasible only when proven: every configuration's time without preemptions is over the deadline",
+          "[solve][resilience]") {
+    // 0.4 h: on-demand needs 1 h; the fastest row (0.45 s a step) 0.45 h; checkpoint-restart at
+    // least 1 h + a checkpoint. Nothing can meet it, whatever the preemptions.
+    auto request = small_request(0.2);
+    request.job.deadline_h = 0.4;
+    const auto r = solved(request);
+    CHECK(r.status == solve_status::infeasible);
+    CHECK(r.limit == dnnplan::search_limit::none);
+    CHECK_FALSE(r.plan);
+    CHECK_FALSE(r.bound);
+    CHECK_THAT(r.reason, Catch::Contains("proven"));
+    CHECK(r.details.best_probability == 0.0);
+    CHECK(r.best_effort);
+    // On-demand alone over the deadline is a proof too (its figures are exact).
+    request.options.checkpoint_restart = request.options.redundant_computation = request.options.spot_with_fallback = false;
+    request.job.deadline_h = 0.9;
+    CHECK(solved(request).status == solve_status::infeasible);
+    // ... but not with the spot strategies, whose fastest row could make it: no_plan_found.
+    request.options.redundant_computation = true;
+    request.job.probability = 1.0;
+    CHECK(solved(request).status != solve_status::infeasible);
 }
 
 TEST_CASE("resilience: the simulation budget ends the comparison with a status", "[solve][resilience]") {
     auto request = small_request(0.5);
     request.options.budget.max_evaluations = 100;  // one pipeline count of 60 runs, not two
-    const auto r = dnnplan::solve(request);
-    CHECK(r.status == solve_status::budget_exhausted);
+    const auto r = solved(request);
+    CHECK((r.status == solve_status::feasible || r.status == solve_status::no_plan_found));
+    CHECK(r.limit == dnnplan::search_limit::samples);
     CHECK(r.details.simulations == 60);
     CHECK(r.counters.evaluations == 60);
+    CHECK_THAT(r.reason, Catch::StartsWith("the budget ended the comparison") && Catch::Contains("max_evaluations = 100"));
 }
 
 TEST_CASE("resilience: the configuration and time budgets end the comparison with a status too", "[solve][resilience]") {
     auto request = small_request(0.5);
     request.options.budget.max_nodes = 1;  // on-demand only
-    auto r = dnnplan::solve(request);
-    CHECK(r.status == solve_status::budget_exhausted);
+    auto r = solved(request);
+    CHECK(r.status == solve_status::feasible);
+    CHECK(r.limit == dnnplan::search_limit::nodes);
     CHECK(r.counters.nodes == 1);
     REQUIRE(r.plan);
     CHECK(r.plan->strategy == resilience_strategy::on_demand);
     CHECK_THAT(r.reason, Catch::StartsWith("the budget ended the comparison"));
     request.options.budget = {.max_nodes = 0, .max_evaluations = 0, .max_time_s = 1e-9};
-    r = dnnplan::solve(request);
-    CHECK(r.status == solve_status::budget_exhausted);
+    r = solved(request);
+    CHECK(r.status == solve_status::no_plan_found);
+    CHECK(r.limit == dnnplan::search_limit::time);
+    CHECK_FALSE(r.best_effort);  // nothing evaluated
     CHECK(r.details.simulations == 0);
 }
 
 TEST_CASE("resilience: the same request gives the same result", "[solve][resilience]") {
-    const auto a = dnnplan::solve(small_request(0.5));
-    const auto b = dnnplan::solve(small_request(0.5));
+    const auto a = solved(small_request(0.5));
+    const auto b = solved(small_request(0.5));
     CHECK(a.status == b.status);
     CHECK(a.plan == b.plan);
     CHECK(a.details == b.details);
     CHECK(a.counters.evaluations == b.counters.evaluations);
 }
 
-namespace {
-
-/// A process of the test's own (preemption_process): one instance of the pool lost every
-/// `period_ms`, the oldest first, replaced one minute later; the seed is ignored.
-struct periodic_loss {
-    std::int64_t period_ms = 1'800'000;
-    double preemptions_per_instance_h() const noexcept { return 0.0; }  // per instance: see events()
-    dnnplan::instance_trace events(std::int32_t capacity, std::int64_t horizon_ms, std::uint64_t) const {
-        dnnplan::instance_trace out;
-        std::vector<std::string> live;
-        std::int64_t next = 0;
-        for (std::int32_t i = 0; i < capacity; ++i) {
-            live.push_back("n" + std::to_string(next++));
-            out.events.push_back({0, dnnplan::instance_event_kind::add, live.back()});
-        }
-        for (std::int64_t t = period_ms; t <= horizon_ms && capacity > 0; t += period_ms) {
-            out.events.push_back({t, dnnplan::instance_event_kind::remove, live.front()});
-            live.erase(live.begin());
-            if (t + 60'000 > horizon_ms) break;
-            live.push_back("n" + std::to_string(next++));
-            out.events.push_back({t + 60'000, dnnplan::instance_event_kind::add, live.back()});
-        }
-        return out;
-    }
-};
-static_assert(dnnplan::preemption_process<periodic_loss>);
-
-}  // namespace
-
 TEST_CASE("resilience: a preemption process written in the test goes into the planner", "[solve][resilience][concepts]") {
     auto request = small_request(0.5);
-    request.offers[0].preemption = dnnplan::any_preemption_process(periodic_loss{});
+    request.offers[0].preemption = dnnplan::any_preemption_process(dnnplan_test::periodic_loss{});
     request.options.checkpoint_restart = false;
-    const auto r = dnnplan::solve(request);
+    const auto r = solved(request);
     REQUIRE(r.plan);
     // The process is deterministic: every realisation is the same run, so P is 0 or 1 and the
     // interval has no width.
@@ -326,13 +364,13 @@ TEST_CASE("resilience: a preemption process written in the test goes into the pl
     CHECK(*rc.time_h.lower == *rc.time_h.upper);
     // What it did is what the simulation of its events gives.
     dnnplan::bamboo_options b;
-    b.model = small_model();
+    b.workload = small_workload();
     b.duration_ms = 3 * 7'200'000;
     b.target_steps = 3600;
     b.spot_usd_per_h = 0.3;
     b.on_demand_usd_per_h = 1.0;
     b.beyond_table = dnnplan::beyond_step_table::use_last_row;
-    const auto run = dnnplan::simulate_bamboo(periodic_loss{}.events(2 * rc.pipelines, 3 * 7'200'000, 1), b);
+    const auto run = dnnplan::simulate_bamboo(dnnplan_test::periodic_loss{}.events(2 * rc.pipelines, 3 * 7'200'000, 1), b);
     CHECK(*rc.expected_h == Approx(run.end_h).epsilon(1e-12));
     CHECK(*rc.expected_usd == Approx(run.usd_per_h * run.end_h).epsilon(1e-12));
 }
@@ -350,106 +388,12 @@ TEST_CASE("resilience: malformed requests name the field", "[solve][resilience][
     r.offers.clear();
     CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "offers");
     r = small_request(0.5);
-    r.job.model.step_ms.clear();
-    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "job.model.step_ms");
+    r.job.workload.step_ms.clear();
+    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "job.workload.step_ms");
     r = small_request(0.5);
     r.options.samples = 0;
     CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "options.samples");
     r = small_request(0.5);
     r.job.deadline_h = std::numeric_limits<double>::quiet_NaN();
     CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "job.deadline_h");
-}
-
-// ---- spotDNN's planner under preemptions ----------------------------------------------------------
-
-namespace {
-
-dnnplan::spot_resilience_request spot_request_with(double rate_per_instance_h) {
-    dnnplan::spot_resilience_request r;
-    r.spot.problem = dnnplan_bench::resnet110_problem();
-    for (const auto& t : r.spot.problem.catalog.instances)
-        r.preemption.per_type[t.name] = dnnplan::poisson_preemption{.rate_per_instance_h = rate_per_instance_h,
-                                                                    .replacement_delay_ms = 120'000};
-    r.preemption.samples = 60;
-    return r;
-}
-
-}  // namespace
-
-TEST_CASE("spot under preemptions: without preemptions it is spotDNN's plan, met with certainty", "[solve][resilience][spot]") {
-    auto request = spot_request_with(0.0);
-    const auto r = dnnplan::solve(request);
-    const auto plain = dnnplan::solve(request.spot);
-    REQUIRE(plain.plan);
-    REQUIRE(r.plan);
-    CHECK(r.status == solve_status::feasible);
-    CHECK(r.plan->counts == plain.plan->counts);
-    CHECK(r.details.p_meet_deadline == 1.0);
-    CHECK(r.details.planner_runs == 1);
-    // The simulated time is the model's (the same iterations at the same rate); the cost is billed
-    // continuously here, per started second in spotDNN's plan.
-    CHECK(*r.details.expected_training_time_s == Approx(plain.plan->prediction.training_time_s).epsilon(1e-9));
-    CHECK(*r.details.expected_cost_usd == Approx(plain.plan->prediction.cost_usd).epsilon(1e-3));
-}
-
-TEST_CASE("spot under preemptions: a plan meets q and costs at least the plan without them", "[solve][resilience][spot]") {
-    const auto plain = dnnplan::solve(spot_request_with(0.0).spot);
-    for (const double rate : {0.5, 2.0}) {
-        INFO("rate " << rate);
-        const auto r = dnnplan::solve(spot_request_with(rate));
-        if (r.plan) {
-            CHECK(r.status == solve_status::feasible);
-            CHECK(r.details.p_meet_deadline >= 0.9);
-            CHECK(*r.details.expected_cost_usd >= plain.plan->prediction.cost_usd * (1.0 - 1e-3));
-            CHECK(r.details.planned_deadline_s <= 2400.0);
-        } else {
-            CHECK(r.status == solve_status::infeasible);
-            CHECK_THAT(r.reason, Catch::Contains("the best reached"));
-        }
-        CHECK(r.details.best_probability <= 1.0);
-    }
-}
-
-TEST_CASE("spot under preemptions: one of two workers added together lost before it is ready leaves the other working",
-          "[solve][resilience][spot]") {
-    // Regression: the lost worker's "ready" change was erased with every identical one (same
-    // time, same type), so its twin never worked and the run never finished.
-    const auto setup = dnnplan::make_spotdnn_setup(spot_request_with(0.0).spot);
-    dnnplan::instance_trace trace;
-    trace.events = {{0, dnnplan::instance_event_kind::add, "a"},
-                    {0, dnnplan::instance_event_kind::add, "b"},
-                    {10'000, dnnplan::instance_event_kind::remove, "a"}};
-    const dnnplan::preemption_model process = dnnplan::trace_replay(trace, 10'000);
-    std::vector<std::int32_t> counts(setup.catalog_index.size(), 0);
-    counts[0] = 2;
-    std::vector<const dnnplan::preemption_model*> processes(counts.size(), nullptr);
-    processes[0] = &process;
-    const std::vector<double> usd_per_h(counts.size(), 1.0);
-    const auto o = dnnplan::detail::spot_resilience::simulate_mix(setup.provisioner.throughput, counts, usd_per_h, 0.0,
-                                                                  processes, 1000.0, 3'600'000, 1'200'000, 60'000, 0, 1);
-    CHECK(std::isfinite(o.time_s));
-    CHECK(o.time_s > 60.0);  // nobody works before the survivor is ready
-}
-
-TEST_CASE("spot under preemptions: a preemption process written in the test goes into the planner",
-          "[solve][resilience][spot][concepts]") {
-    auto request = spot_request_with(0.0);
-    for (auto& [name, process] : request.preemption.per_type) process = dnnplan::any_preemption_process(periodic_loss{600'000});
-    const auto r = dnnplan::solve(request);
-    // Deterministic losses: the probability is 0 or 1, and a plan, if any, meets it with 1.
-    CHECK((r.details.best_probability == 0.0 || r.details.best_probability == 1.0));
-    if (r.plan) CHECK(r.details.p_meet_deadline == 1.0);
-    CHECK(r.details.planner_runs >= 1);
-}
-
-TEST_CASE("spot under preemptions: malformed requests name the field", "[solve][resilience][spot][errors]") {
-    auto r = spot_request_with(0.5);
-    r.preemption.probability = 0.0;
-    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "preemption.probability");
-    r = spot_request_with(0.5);
-    r.preemption.per_type["no.such.type"] = dnnplan::poisson_preemption{};
-    CHECK(field_of([&] { (void)dnnplan::solve(r); }) == "preemption.per_type.no.such.type");
-    r = spot_request_with(-1.0);
-    CHECK_THAT(field_of([&] { (void)dnnplan::solve(r); }), Catch::StartsWith("preemption.per_type.") &&
-                                                               Catch::EndsWith(".rate_per_instance_h"));
 }

@@ -1,7 +1,7 @@
 // The cluster searches' counters and budgets (solve/spot_provision/exhaustive.hpp, solve/spot_provision/sliding_window.hpp,
 // solve/spot_provision/exact.hpp) on models written here: the exhaustive oracle counts the count vectors it
 // visits (nodes) and the clusters it evaluates, the sliding window the windows it visits; every
-// search stops at its node, evaluation or wall-clock budget with status budget_exhausted, at the
+// search stops at its node, evaluation or wall-clock budget with a limit (result.limit), at the
 // granularity of its checks, even on quotas of 1e9 (a regression for fuzz findings).
 
 #include <dnnplan/model/convergence.hpp>
@@ -113,21 +113,25 @@ TEST_CASE("every search stops at its node or evaluation budget, at the granulari
             };
             // Exhaustive and sliding window check after every vector (window): exactly the limit.
             const auto ex = dnnplan::exhaustive_search(m.throughput, m.convergence, m.cost, space, goals, budget);
-            CHECK(ex.status == solve_status::budget_exhausted);
+            const auto limited = by_evaluations ? dnnplan::search_limit::evaluations : dnnplan::search_limit::nodes;
+            CHECK(ex.limit == limited);
+            CHECK(ex.status == (ex.plan ? solve_status::feasible : solve_status::no_plan_found));
             CHECK(counted(ex) == limit);
             CHECK_FALSE(ex.bound);  // the vectors not visited are unknown
             if (ex.plan) CHECK(*ex.objective_value >= best);
             const auto window = dnnplan::sliding_window_search(
                 m.throughput, m.convergence, m.cost, space, goals,
                 {.paper_bounds = false, .n_upper = std::nullopt, .wrap_around = false}, budget);
-            CHECK(window.status == solve_status::budget_exhausted);
+            CHECK(window.limit == limited);
+            CHECK(window.status == (window.plan ? solve_status::feasible : solve_status::no_plan_found));
             CHECK(counted(window) == limit);
             CHECK_FALSE(window.bound);
             // The exact search checks before each node: at most one over.
             const auto exact = dnnplan::exact_search(m.throughput, m.convergence, m.cost, space, goals,
                                                      {.budget = budget, .relative_gap = 1e-9});
             CHECK(counted(exact) <= limit + 1);
-            if (exact.status == solve_status::budget_exhausted) {
+            if (exact.limit != dnnplan::search_limit::none) {
+                CHECK(exact.limit == limited);
                 REQUIRE(exact.bound);
                 CHECK(*exact.bound <= best);
                 if (exact.plan) CHECK(*exact.bound <= *exact.objective_value);
@@ -153,7 +157,7 @@ TEST_CASE("quotas of 1e9: every search returns promptly within its budget", "[se
         auto start = std::chrono::steady_clock::now();
         const auto ex = dnnplan::exhaustive_search(m.throughput, m.convergence, m.cost, space, generous, budget);
         CHECK(seconds_since(start) < 5.0);
-        CHECK(ex.status == solve_status::budget_exhausted);
+        CHECK(ex.limit != dnnplan::search_limit::none);
         CHECK_FALSE(ex.bound);
         for (const bool paper : {false, true}) {
             for (const bool wrap : {false, true}) {
@@ -163,7 +167,8 @@ TEST_CASE("quotas of 1e9: every search returns promptly within its budget", "[se
                                                                    {.paper_bounds = paper, .n_upper = std::nullopt, .wrap_around = wrap},
                                                                    budget);
                 CHECK(seconds_since(start) < 5.0);
-                CHECK(window.status == solve_status::budget_exhausted);
+                CHECK(window.limit == (timed ? dnnplan::search_limit::time : dnnplan::search_limit::nodes));
+                CHECK(window.status == (window.plan ? solve_status::feasible : solve_status::no_plan_found));
                 CHECK_FALSE(window.bound);
                 if (!timed) {
                     CHECK(window.counters.nodes <= 1000);
@@ -175,8 +180,8 @@ TEST_CASE("quotas of 1e9: every search returns promptly within its budget", "[se
         const auto exact = dnnplan::exact_search(m.throughput, m.convergence, m.cost, space, generous,
                                                  {.budget = budget, .relative_gap = 1e-9});
         CHECK(seconds_since(start) < 5.0);
-        CHECK((exact.status == solve_status::budget_exhausted || exact.status == solve_status::optimal));
-        if (exact.status == solve_status::budget_exhausted) CHECK(exact.bound);
+        CHECK((exact.limit != dnnplan::search_limit::none || exact.status == solve_status::optimal));
+        if (exact.limit != dnnplan::search_limit::none) CHECK(exact.bound);
         if (exact.bound && exact.objective_value) CHECK(*exact.bound <= *exact.objective_value);
         if (!timed) {
             CHECK(ex.counters.nodes <= 1000);

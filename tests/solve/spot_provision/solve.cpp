@@ -161,9 +161,9 @@ TEST_CASE("a deadline no plan meets is infeasible and names the fastest plan's t
     fastest.objective = dnnplan::objective_kind::min_time;
     auto relaxed = dnnplan_bench::resnet110_problem(0.8, 1e9);
     CHECK(*r.details.fastest_training_time_s == Approx(run(relaxed, fastest).plan->prediction.training_time_s).epsilon(1e-12));
-    // The window reports not_found, not infeasible: it proves nothing.
+    // The window reports no_plan_found, not infeasible: it proves nothing.
     const auto window = run(dnnplan_bench::resnet110_problem(0.8, 300), with_method(search_method::sliding_window));
-    CHECK(window.status == solve_status::not_found);
+    CHECK(window.status == solve_status::no_plan_found);
     CHECK_FALSE(window.plan);
     CHECK_FALSE(window.bound);
 }
@@ -209,7 +209,7 @@ TEST_CASE("a budget stops the search and reports a gap", "[solve][spot][budget]"
     const auto r = run(problem, o);
     // The 30-type catalog needs about 5,000 nodes to prove (docs/performance.md): after 2,000
     // there is a plan and a bound below it.
-    REQUIRE(r.status == solve_status::budget_exhausted);
+    REQUIRE(r.limit != dnnplan::search_limit::none);
     REQUIRE(r.plan);
     REQUIRE(r.bound);
     CHECK(r.counters.nodes == 2000);
@@ -225,7 +225,7 @@ TEST_CASE("a budget stops the search and reports a gap", "[solve][spot][budget]"
     // A wall-clock budget also stops it (its result depends on timing, so only the status is checked).
     spot_options timed;
     timed.budget.max_time_s = 1e-6;  // the clock is read every 256 nodes
-    CHECK(run(problem, timed).status == solve_status::budget_exhausted);
+    CHECK(run(problem, timed).limit != dnnplan::search_limit::none);
     // Without a budget the same problem is proven optimal, and the budgeted bound was valid.
     const auto full = run(problem);
     REQUIRE(full.status == solve_status::optimal);
@@ -257,7 +257,7 @@ TEST_CASE("every method stops within a small budget on a large space, with a val
                 CHECK(*r.objective_value == best);
                 continue;
             }
-            REQUIRE(r.status == solve_status::budget_exhausted);
+            REQUIRE(r.limit != dnnplan::search_limit::none);
             CHECK_THAT(r.reason, Catch::Contains("budget"));
             // The budget is checked at every node (evaluation): it is met exactly, or overrun by one.
             if (by_evaluations) CHECK(r.counters.evaluations <= 300 + 1);
@@ -302,13 +302,13 @@ TEST_CASE("quotas of 1e9: every method returns promptly within a small budget", 
                 CHECK(elapsed < 5.0);
                 // The exact search may prove its answer within the budget; the others cannot.
                 if (method == search_method::exact) {
-                    CHECK((r.status == solve_status::budget_exhausted || r.status == solve_status::optimal));
+                    CHECK((r.limit != dnnplan::search_limit::none || r.status == solve_status::optimal));
                     if (r.status == solve_status::optimal) {
                         REQUIRE(r.plan);
                         CHECK(*r.bound == *r.objective_value);
                     }
                 } else {
-                    CHECK(r.status == solve_status::budget_exhausted);
+                    CHECK(r.limit != dnnplan::search_limit::none);
                     CHECK_FALSE(r.bound);
                 }
                 if (!timed) {
@@ -336,7 +336,7 @@ TEST_CASE("fuzz findings: request files with quotas of 1e9 stop at the default b
         const auto r = dnnplan::solve(request);
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         CHECK(elapsed < 30.0);  // under a second optimised; generous for sanitizer and debug builds
-        CHECK(r.status == solve_status::budget_exhausted);
+        CHECK(r.limit != dnnplan::search_limit::none);
         CHECK_THAT(r.reason, Catch::Contains("budget"));
         CHECK(r.counters.nodes <= request.options.budget.max_nodes + 1);
         CHECK(r.counters.evaluations <= request.options.budget.max_evaluations + 1);
@@ -409,7 +409,7 @@ TEST_CASE("models of the host's own: solve(request, models) equals the exhaustiv
                     CHECK_FALSE(exact.bound);
                     REQUIRE(exact.details.fastest_training_time_s);
                     CHECK(*exact.details.fastest_training_time_s > deadline);
-                    CHECK(window.status == solve_status::not_found);
+                    CHECK(window.status == solve_status::no_plan_found);
                     continue;
                 }
                 ++optimal;
@@ -577,7 +577,7 @@ TEST_CASE("a window that finds nothing says whether a plan exists", "[solve][spo
     const auto window = run(problem, with_method(search_method::sliding_window));
     const auto exact = run(problem);
     REQUIRE(exact.status == solve_status::optimal);
-    if (window.status == solve_status::not_found) {
+    if (window.status == solve_status::no_plan_found) {
         REQUIRE(window.details.fastest_training_time_s);
         CHECK(*window.details.fastest_training_time_s <= 2400.0);
         CHECK_THAT(window.reason, Catch::Contains("within the deadline"));

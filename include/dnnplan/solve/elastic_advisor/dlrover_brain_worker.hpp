@@ -1,14 +1,15 @@
 #pragma once
-// DLRover's "Brain" worker algorithms, as pure functions (issue 13, section 1): the first worker
-// from the history of earlier jobs, the first worker after an out-of-memory, and the worker count
-// and resource of a running job. Restated from intelligent-machine-learning/dlrover,
+// DLRover's "Brain" worker algorithms, as pure functions: the first worker from the history of
+// earlier jobs, the first worker after an out-of-memory, and the worker count and resource of a
+// running job. Restated from intelligent-machine-learning/dlrover,
 // dlrover/go/brain/pkg/optimizer/implementation/optalgorithm/optimize_job_worker_*.go (the file
-// and commit of each rule are named where it is restated); the types, options and shared helpers
-// are in dlrover_brain.hpp; docs/solvers/dlrover.md lists the rules, the quirks kept and what
-// differs.
+// and commit of each rule are named where it is restated); the types and options are in
+// dlrover_brain_inputs.hpp, the shared helpers in dlrover_brain_utils.hpp, the PS algorithms in
+// dlrover_brain.hpp; docs/solvers/dlrover.md lists the rules, the quirks kept and what differs.
 
 #include <dnnplan/core/error.hpp>
-#include <dnnplan/solve/elastic_advisor/dlrover_brain.hpp>
+#include <dnnplan/solve/elastic_advisor/dlrover_brain_inputs.hpp>
+#include <dnnplan/solve/elastic_advisor/dlrover_brain_utils.hpp>
 #include <dnnplan/solve/elastic_advisor/dlrover_local.hpp>
 
 #include <algorithm>

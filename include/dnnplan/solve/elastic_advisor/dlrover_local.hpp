@@ -1,8 +1,8 @@
 #pragma once
-// DLRover's single-job ("local") resource optimizer for parameter-server jobs, as pure functions
-// (issue 13, section 1): a cold-start plan, PS sizing, hot-PS CPU tuning, worker scaling with its
-// two stop rules, and the out-of-memory plan, each a function of runtime records, the job's
-// resource limits and DLRover's parameters. Restated from intelligent-machine-learning/dlrover,
+// DLRover's single-job ("local") resource optimizer for parameter-server jobs, as pure functions:
+// a cold-start plan, PS sizing, hot-PS CPU tuning, worker scaling with its two stop rules, and the
+// out-of-memory plan, each a function of runtime records, the job's resource limits and DLRover's
+// parameters. Restated from intelligent-machine-learning/dlrover,
 // dlrover/python/master/resource/local_optimizer.py (PSLocalOptimizer, commit 6a24f9a6) and the
 // record store it reads (dlrover/python/master/stats/reporter.py, LocalStatsReporter, commit
 // 0907e09f); docs/solvers/dlrover.md lists the rules and the quirks kept.

@@ -1,8 +1,8 @@
 #pragma once
 // Runtime records of a running PS job, DLRover-style (its RuntimeMetric: time, global step, speed,
 // the nodes with CPU and memory used and requested), and the two advisors as pure functions of
-// them (issue 13, sections 2 and 4): `advise` (the model advisor, solve/elastic_advisor/advisor.hpp) and
-// `dlrover_advise` (DLRover's local optimizer, solve/elastic_advisor/dlrover_local.hpp).
+// them: `advise` (the model advisor, solve/elastic_advisor/advisor.hpp) and `dlrover_advise`
+// (DLRover's local optimizer, solve/elastic_advisor/dlrover_local.hpp).
 // The model advisor reads from records only the configuration and the speed: one observation per
 // record (solve() averages the records of a configuration into one mean). The remaining steps are
 // the job's work less the latest global step; the deadline left is the deadline less the latest
@@ -10,9 +10,11 @@
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
-#include <dnnplan/solve/elastic_advisor/dlrover_local.hpp>
 #include <dnnplan/solve/elastic_advisor/advisor.hpp>
+#include <dnnplan/solve/elastic_advisor/dlrover_local.hpp>
+#include <dnnplan/solve/elastic_advisor/problem.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -92,9 +94,9 @@ struct advise_setup {
 
 /// The model advisor on runtime records (the rules at the top of this header). Throws
 /// invalid_input for bad records or setup; records of a configuration the job does not list are an
-/// invalid_input naming "records[i]". Past the deadline the advice is the cheapest way to finish
-/// (no deadline); work already done gives remaining 1 step (the advice then only matters for the
-/// last step).
+/// invalid_input naming "records[i]". Past the deadline the deadline left is <= 0: the advisor says
+/// infeasible, with the fastest configuration as best_effort; work already done gives remaining 1
+/// step (the advice then only matters for the last step).
 [[nodiscard]] inline elastic_result advise(const std::vector<elastic_record>& records, const advise_setup& setup) {
     validate_records(records);
     setup.job.validate("setup.job");
@@ -102,10 +104,7 @@ struct advise_setup {
     if (!records.empty()) {
         const elastic_record& last = records.back();
         r.job.remaining_steps = std::max(1.0, setup.job.remaining_steps - static_cast<double>(last.global_step));
-        if (setup.job.deadline_s) {
-            const double left = *setup.job.deadline_s - last.time_s;
-            r.job.deadline_s = left > 0.0 ? std::optional<double>(left) : std::nullopt;
-        }
+        if (setup.job.deadline_s) r.job.deadline_s = *setup.job.deadline_s - last.time_s;
         r.current = ps_configuration{last.ps, last.workers};
     }
     for (std::size_t i = 0; i < records.size(); ++i) {

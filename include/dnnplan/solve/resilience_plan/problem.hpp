@@ -1,6 +1,6 @@
 #pragma once
-// The resilience planner's request and result (solve/resilience_plan/solve.hpp): a job (a pipeline model,
-// its work, a deadline and the probability of meeting it) and a market (instance offers with
+// The resilience planner's request and result (solve/resilience_plan/solve.hpp): a job (a pipeline
+// workload, its work, a deadline and the probability of meeting it) and a market (instance offers with
 // spot and on-demand prices and a preemption process each); the answer is the cheapest expected
 // cost among on-demand, spot with checkpoint-restart, spot with Bamboo's redundant computation
 // and spot with an on-demand fallback whose probability of meeting the deadline is at least q.
@@ -10,7 +10,7 @@
 #include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/core/detail/validate.hpp>
-#include <dnnplan/preemption/bamboo_model.hpp>
+#include <dnnplan/preemption/bamboo_workload.hpp>
 #include <dnnplan/preemption/sampling.hpp>
 
 #include <array>
@@ -25,7 +25,7 @@
 namespace dnnplan {
 
 enum class resilience_strategy {
-    on_demand,              ///< the model's on-demand layout on on-demand instances: no preemption
+    on_demand,              ///< the workload's on-demand layout on on-demand instances: no preemption
     checkpoint_restart,     ///< the same layout on spot instances, checkpointing at the best interval
     redundant_computation,  ///< Bamboo: P pipelines of S spot instances with redundant computation
     spot_with_fallback,     ///< redundant computation until the slack left equals the on-demand time, then on-demand
@@ -46,10 +46,10 @@ struct resilience_offer {
     std::string name{};
     double spot_usd_per_h = 0.0;
     double on_demand_usd_per_h = 0.0;
-    /// Step times are the model's divided by it (1: the instance the model's table was measured on).
+    /// Step times are the workload's divided by it (1: the instance its table was measured on).
     double speed = 1.0;
     std::int32_t max_instances = 64;  ///< the quota
-    preemption_model preemption = poisson_preemption{};
+    preemption_process_variant preemption = poisson_preemption{};
 
     void validate(std::string_view path) const {
         const std::string p = detail::field_prefix(path);
@@ -62,11 +62,11 @@ struct resilience_offer {
     }
 };
 
-/// The job: a pipeline model in Bamboo's terms (stages, step time by pipelines, samples per step,
-/// and the on-demand layout it is compared with), the samples to train, the deadline and the
+/// The job: a pipeline workload in Bamboo's terms (stages, step time by pipelines, samples per
+/// step, and the on-demand layout it is compared with), the samples to train, the deadline and the
 /// probability of meeting it, and the checkpoint-restart costs.
 struct resilience_job {
-    bamboo_model_spec model = bamboo_model_preset(bamboo_model::gpt2);
+    bamboo_workload_spec workload = bamboo_workload_preset(bamboo_workload::gpt2);
     double work_samples = 0.0;
     double deadline_h = 0.0;
     double probability = 0.9;   ///< q in (0, 1]
@@ -75,7 +75,7 @@ struct resilience_job {
 
     void validate(std::string_view path = "job") const {
         const std::string p = detail::field_prefix(path);
-        model.validate(p + "model");
+        workload.validate(p + "workload");
         detail::require_positive(p + "work_samples", work_samples);
         detail::require_positive(p + "deadline_h", deadline_h);
         if (!(probability > 0.0 && probability <= 1.0))
@@ -95,7 +95,9 @@ struct resilience_options {
     std::int64_t instance_ready_ms = 45'000;  ///< an added instance is ready after it (Bamboo's 45 s)
     /// The spot strategies evaluated (on-demand is always: it is the reference).
     bool checkpoint_restart = true, redundant_computation = true, spot_with_fallback = true;
-    /// Simulations run at most; over it the remaining configurations are skipped: budget_exhausted.
+    /// max_evaluations: simulated runs at most (limit samples); max_nodes: configurations
+    /// evaluated (limit nodes); max_time_s (limit time); 0: no limit. Checked before each
+    /// configuration: once one is reached, the rest are not evaluated.
     search_budget budget{.max_nodes = 0, .max_evaluations = 100'000, .max_time_s = 0.0};
 
     void validate(std::string_view path = "options") const {
@@ -150,11 +152,13 @@ struct resilience_details {
     friend bool operator==(const resilience_details&, const resilience_details&) = default;
 };
 
-/// status feasible: the cheapest expected cost with P(T <= D) >= q among the configurations
-/// evaluated (objective_value = its expected cost; the simulated figures are estimates, so
-/// nothing is proven: bound none); infeasible: no configuration reaches q (no plan; the reason
-/// and details.best_probability give the best reached); budget_exhausted: the simulation budget
-/// ended the comparison (the best of what was evaluated, if any).
+/// feasible: the cheapest expected cost with P(T <= D) >= q among the configurations evaluated
+/// (objective_value = its expected cost; bound none: nothing is proven the best); its figures are
+/// exact (on-demand; checkpoint-restart's analytic model) or estimated (estimate: the 95% interval
+/// of the expected cost over the simulated runs). no_plan_found: no configuration reaches q (an
+/// estimate short of q proves nothing; best_effort: the configuration of highest P(T <= D)).
+/// infeasible: proven that none can (each one's time without preemptions is over the deadline, or
+/// its exact P(T <= D) is below q). limit: the budget that ended the comparison, if one did.
 using resilience_result = solve_result<resilience_candidate, resilience_details>;
 
 }  // namespace dnnplan

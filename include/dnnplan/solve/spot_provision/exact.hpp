@@ -20,7 +20,7 @@
 #include <dnnplan/model/concepts.hpp>
 #include <dnnplan/search/box_sum.hpp>
 #include <dnnplan/solve/spot_provision/cluster_space.hpp>
-#include <dnnplan/search/incumbent.hpp>
+#include <dnnplan/search/search_core.hpp>
 #include <dnnplan/solve/spot_provision/outcome.hpp>
 
 #include <algorithm>
@@ -158,10 +158,8 @@ public:
         const bool has_plan = best_.has_plan();
         const double best_value = best_.value();
         best_.move_plan_to(out);
-        conclude_search(out, {.stopped = guard_.stopped(), .unexplored_key_lb = remaining_lb, .relative_gap = 0.0},
-                        has_plan, best_value, false, no_cluster_reason(best_.rejected_non_finite()),
-                        budget_guard::describe(counters_));
-        if (out.status == solve_status::optimal) out.bound = best_value;  // proven within relative_gap (the cut)
+        conclude_search(out, {.limit = guard_.limit(), .unexplored_key_lb = remaining_lb}, has_plan, best_value, false,
+                        no_cluster_reason(best_.rejected_non_finite()), guard_.describe(counters_));
         out.counters.elapsed_s = guard_.elapsed_s();
         return out;
     }
@@ -436,8 +434,8 @@ private:
 }  // namespace detail
 
 /// The cluster of `space` that minimises the objective subject to the deadline, with a proof:
-/// status optimal (within options.relative_gap), infeasible, or budget_exhausted (best plan so
-/// far, if any, and a proven lower bound). Requires a target loss above the loss floor.
+/// status optimal (within options.relative_gap), infeasible, or, when a limit stops it, feasible
+/// with the best plan so far or no_plan_found, with a proven lower bound. Requires a target loss above the loss floor.
 template <asynchronous_throughput_model Throughput, convergence_model Convergence, linear_cost_model Cost>
 [[nodiscard]] search_outcome exact_search(const Throughput& throughput, const Convergence& convergence, const Cost& cost,
                                           const cluster_space& space, const cluster_goals& goals,

@@ -7,7 +7,7 @@
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/concepts.hpp>
 #include <dnnplan/solve/spot_provision/cluster_space.hpp>
-#include <dnnplan/search/incumbent.hpp>
+#include <dnnplan/search/search_core.hpp>
 #include <dnnplan/solve/spot_provision/outcome.hpp>
 
 #include <cstddef>
@@ -17,8 +17,8 @@
 
 namespace dnnplan {
 
-/// Statuses: optimal, infeasible, or budget_exhausted (the best cluster so far; no bound is proven,
-/// the clusters not visited being unknown).
+/// Statuses: optimal, infeasible, or, when a limit stops it, feasible with the best cluster so far
+/// or no_plan_found (no bound is proven, the clusters not visited being unknown).
 template <asynchronous_throughput_model Throughput, convergence_model Convergence, linear_cost_model Cost>
 [[nodiscard]] search_outcome exhaustive_search(const Throughput& throughput, const Convergence& convergence,
                                                const Cost& cost, const cluster_space& space,
@@ -36,9 +36,8 @@ template <asynchronous_throughput_model Throughput, convergence_model Convergenc
     const bool has_plan = best.has_plan();
     const double value = best.value();
     best.move_plan_to(out);
-    conclude_search(out, {.stopped = !complete, .unexplored_key_lb = -std::numeric_limits<double>::infinity()},
-                    has_plan, value, false, no_cluster_reason(best.rejected_non_finite()),
-                    budget_guard::describe(out.counters));
+    conclude_search(out, {.limit = complete ? search_limit::none : guard.limit(), .unexplored_key_lb = -std::numeric_limits<double>::infinity()},
+                    has_plan, value, false, no_cluster_reason(best.rejected_non_finite()), guard.describe(out.counters));
     out.counters.elapsed_s = guard.elapsed_s();
     return out;
 }

@@ -5,7 +5,7 @@
 #include <dnnplan/core/result.hpp>
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/model/asp_cluster.hpp>
-#include <dnnplan/search/incumbent.hpp>
+#include <dnnplan/search/search_core.hpp>
 
 #include <limits>
 #include <optional>
@@ -29,7 +29,7 @@ struct cluster_plan {
 };
 
 struct cluster_search_details {
-    /// When no plan meets the goals (infeasible, or a heuristic's not_found) and the deadline is
+    /// When no plan meets the goals (infeasible, or a heuristic's no_plan_found) and the deadline is
     /// finite, the planner's report of the shortest training time any plan reaches, proven by an
     /// exact search (above the deadline for infeasible). The searches themselves leave it empty.
     std::optional<double> fastest_training_time_s{};

@@ -14,15 +14,16 @@
 // P(T <= D) < q, D' shrinks by D / T_q (T_q: the simulated q-quantile of T) and the planner runs
 // again; once a plan meets q, D' is bisected between the largest deadline that missed and the
 // smallest that met, for a cheaper plan that still meets q; max_tightenings runs after the first
-// in all. The cheapest plan met with P >= q is the answer (status feasible: the search over D' is
-// a heuristic and the probabilities are estimates); none: infeasible, with the best probability
-// reached. docs/solvers/spot_provision.md, "Preemptions".
+// in all. The cheapest plan met with P >= q is the answer (status feasible with estimated figures:
+// the search over D' is a heuristic and the probabilities are estimates); none: no_plan_found, with
+// the plan of highest probability as best_effort. docs/solvers/spot_provision.md, "Preemptions".
 
+#include <dnnplan/core/detail/format.hpp>
 #include <dnnplan/preemption/sampling.hpp>
+#include <dnnplan/search/search_core.hpp>
 #include <dnnplan/solve/spot_provision/solve.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -36,7 +37,7 @@ namespace dnnplan {
 
 struct spot_preemption_options {
     /// A preemption process per catalog instance type, by name; a type without one is never preempted.
-    std::map<std::string, preemption_model, std::less<>> per_type{};
+    std::map<std::string, preemption_process_variant, std::less<>> per_type{};
     double probability = 0.9;            ///< q in (0, 1]
     std::int32_t samples = 200;          ///< realisations (seeds 1..samples; a trace: start times over it)
     std::int64_t instance_ready_ms = 0;  ///< an added worker trains after it (it is billed from its addition)
@@ -68,8 +69,9 @@ struct spot_resilience_request {
     }
 };
 
+/// The simulated figures of the plan (without one, of best_effort).
 struct spot_resilience_details {
-    double p_meet_deadline = 0.0;          ///< of the plan: P(T <= deadline) under the processes
+    double p_meet_deadline = 0.0;          ///< P(T <= deadline) under the processes
     double p_error = 0.0;                  ///< its 95% half width
     std::optional<double> expected_training_time_s{};  ///< none: some runs do not finish within 3 deadlines
     estimate_interval training_time_s{};   ///< 95% interval
@@ -94,7 +96,7 @@ struct outcome {
 template <asynchronous_throughput_model Throughput>
 [[nodiscard]] outcome simulate_mix(const Throughput& throughput, const std::vector<std::int32_t>& counts,
                                    const std::vector<double>& usd_per_h, double fixed_usd_per_h,
-                                   const std::vector<const preemption_model*>& processes, double iterations,
+                                   const std::vector<const preemption_process_variant*>& processes, double iterations,
                                    std::int64_t horizon_ms, std::int64_t deadline_ms, std::int64_t ready_ms, std::int32_t k,
                                    std::int32_t samples) {
     // Changes: (time, type, billed +-1, working +-1).
@@ -161,6 +163,121 @@ template <asynchronous_throughput_model Throughput>
     return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
 }
 
+
+/// The processes and prices of the planner's types (its type j is catalog type setup.catalog_index[j]).
+struct mix_market {
+    std::vector<const preemption_process_variant*> processes{};  ///< none: never preempted
+    std::vector<double> usd_per_h{};
+    double fixed_usd_per_h = 0.0;
+};
+
+[[nodiscard]] inline mix_market market_of(const spotdnn_setup& setup, const spot_resilience_request& request) {
+    mix_market m;
+    const auto& catalog = request.spot.problem.catalog;
+    for (const std::size_t i : setup.catalog_index) {
+        const auto it = request.preemption.per_type.find(catalog.instances[i].name);
+        m.processes.push_back(it == request.preemption.per_type.end() ? nullptr : &it->second);
+        m.usd_per_h.push_back(setup.provisioner.cost.type_usd_per_h(m.processes.size() - 1));
+    }
+    m.fixed_usd_per_h = setup.provisioner.cost.fixed_usd_per_h();
+    return m;
+}
+
+/// A plan simulated on the realisations: its figures, its sorted times, and the 95% interval of
+/// its expected cost.
+struct simulated_plan {
+    spot_resilience_details details{};
+    std::vector<double> sorted_times{};
+    std::optional<figure_estimate> cost_estimate{};
+};
+
+[[nodiscard]] inline simulated_plan simulate_plan(const spotdnn_setup& setup, const mix_market& market, const spot_plan& plan,
+                                           const spot_resilience_request& request, double planned_deadline_s) {
+    const spot_preemption_options& pre = request.preemption;
+    const double deadline_s = request.spot.problem.goals.deadline_s;
+    const auto deadline_ms = static_cast<std::int64_t>(std::ceil(deadline_s * 1000.0));
+    const std::int64_t horizon_ms = 3 * deadline_ms;
+    std::vector<std::int32_t> counts;
+    for (const std::size_t i : setup.catalog_index) counts.push_back(plan.counts[i].count);
+    std::vector<double> times, costs;
+    for (std::int32_t k = 0; k < pre.samples; ++k) {
+        const auto o = simulate_mix(setup.provisioner.throughput, counts, market.usd_per_h, market.fixed_usd_per_h, market.processes,
+                                    plan.prediction.normalized_iterations, horizon_ms, deadline_ms, pre.instance_ready_ms, k,
+                                    pre.samples);
+        times.push_back(o.time_s);
+        costs.push_back(o.cost_usd);
+    }
+    const sample_summary s = sampling::summarise(times, costs, deadline_s);
+    std::sort(times.begin(), times.end());
+    return {.details = {.p_meet_deadline = s.p_meet_deadline,
+                        .p_error = s.p_error,
+                        .expected_training_time_s = s.expected_time,
+                        .training_time_s = s.time,
+                        .expected_cost_usd = s.expected_cost,
+                        .cost_usd = s.cost,
+                        .planned_deadline_s = planned_deadline_s},
+            .sorted_times = std::move(times),
+            .cost_estimate = s.expected_cost_estimate};
+}
+
+/// The planned deadlines tried: while no plan meets q, D' shrinks by the ratio of the goal to the
+/// simulated q-quantile; once one does, D' is bisected between the largest deadline that missed
+/// and the smallest that met (the planner's cost falls as its deadline grows).
+class deadline_search {
+public:
+    explicit deadline_search(double goal_s) : goal_s_(goal_s) {}
+
+    /// The next D' after trying `tried` (its simulated times sorted); none: stop.
+    [[nodiscard]] std::optional<double> next(double tried, bool met, const std::vector<double>& sorted_times, double q) {
+        if (met) {
+            met_at_ = tried;
+            any_met_ = true;
+        } else {
+            missed_at_ = tried;
+            any_missed_ = true;
+        }
+        if (any_met_) {
+            if (!any_missed_ || met_at_ >= missed_at_ || missed_at_ - met_at_ <= 1e-3 * goal_s_) return std::nullopt;
+            return 0.5 * (met_at_ + missed_at_);
+        }
+        const std::optional<double> t_q = sampling::quantile(sorted_times, q);  // none: beyond the horizon
+        return tried * (t_q ? std::min(0.95, goal_s_ / *t_q) : 0.5);
+    }
+
+private:
+    double goal_s_;
+    double met_at_ = 0.0, missed_at_ = 0.0;  // the last (smallest) planned deadline that met q, the last (largest) that missed
+    bool any_met_ = false, any_missed_ = false;
+};
+
+/// The result from the best plan that met q, else the plan of highest probability as best_effort.
+inline void conclude(spot_resilience_result& result, std::optional<std::pair<spot_plan, simulated_plan>> best,
+                     std::optional<std::pair<spot_plan, simulated_plan>> likeliest, const spot_preemption_options& pre,
+                     const std::string& last_reason) {
+    if (best) {
+        const spot_resilience_details& d = best->second.details;
+        result.status = solve_status::feasible;
+        result.figures = figure_kind::estimated;
+        result.estimate = best->second.cost_estimate;
+        result.objective_value = d.expected_cost_usd;
+        result.reason = "P(T <= deadline) = " + detail::format_probability(d.p_meet_deadline) + " (+-" +
+                        detail::format_probability(d.p_error) + ", " + std::to_string(pre.samples) +
+                        " simulated runs) with the plan for a deadline of " + detail::format_number(d.planned_deadline_s) + " s";
+        result.plan = std::move(best->first);
+        result.details = std::move(best->second.details);
+        return;
+    }
+    result.status = solve_status::no_plan_found;
+    const double reached = likeliest ? likeliest->second.details.p_meet_deadline : 0.0;
+    result.reason = "no plan found reaches P(T <= deadline) = " + detail::format_number(pre.probability) + "; the best reached " +
+                    detail::format_probability(reached) + (likeliest ? " (best_effort; an estimate, which proves nothing)" : "") +
+                    (last_reason.empty() ? "" : "; " + last_reason);
+    if (likeliest) {
+        result.best_effort = std::move(likeliest->first);
+        result.details = std::move(likeliest->second.details);
+    }
+}
+
 }  // namespace detail::spot_resilience
 
 /// The cheapest mix found whose P(T <= deadline) >= q under the per-type preemption processes
@@ -168,98 +285,44 @@ template <asynchronous_throughput_model Throughput>
 /// status.
 [[nodiscard]] inline spot_resilience_result solve(const spot_resilience_request& request) {
     namespace ds = detail::spot_resilience;
-    const auto start = std::chrono::steady_clock::now();
+    const stopwatch clock;
     request.validate();
     const spotdnn_setup setup = make_spotdnn_setup(request.spot);
-    const auto& catalog = request.spot.problem.catalog;
+    const ds::mix_market market = ds::market_of(setup, request);
     const spot_preemption_options& pre = request.preemption;
-    const double deadline_s = request.spot.problem.goals.deadline_s;
-    const auto deadline_ms = static_cast<std::int64_t>(std::ceil(deadline_s * 1000.0));
-    const std::int64_t horizon_ms = 3 * deadline_ms;
-    std::vector<const preemption_model*> processes;
-    std::vector<double> usd_per_h;
-    for (const std::size_t i : setup.catalog_index) {
-        const auto it = pre.per_type.find(catalog.instances[i].name);
-        processes.push_back(it == pre.per_type.end() ? nullptr : &it->second);
-        usd_per_h.push_back(setup.provisioner.cost.type_usd_per_h(processes.size() - 1));
-    }
-    const double fixed = setup.provisioner.cost.fixed_usd_per_h();
-
+    ds::deadline_search deadlines(request.spot.problem.goals.deadline_s);
     spot_resilience_result result;
     spot_request planned = request.spot;
-    std::optional<std::pair<spot_plan, spot_resilience_details>> best;
+    std::optional<std::pair<spot_plan, ds::simulated_plan>> best, likeliest;
     double best_probability = 0.0;
     std::int32_t runs = 0;
     std::string last_reason;
-    std::optional<double> met_at, missed_at;  // the smallest planned deadline that met q, the largest that missed
     for (std::int32_t round = 0; round <= pre.max_tightenings; ++round) {
         const spot_result r = solve(planned);
         ++runs;
         result.counters.nodes += r.counters.nodes;
         result.counters.evaluations += r.counters.evaluations;
+        if (result.limit == search_limit::none) result.limit = r.limit;  // a planner run its budget cut short
         if (!r.plan) {
             last_reason = r.reason;
             break;
         }
-        std::vector<std::int32_t> counts;
-        for (const std::size_t i : setup.catalog_index) counts.push_back(r.plan->counts[i].count);
-        std::vector<double> times, costs;
-        for (std::int32_t k = 0; k < pre.samples; ++k) {
-            const auto o = ds::simulate_mix(setup.provisioner.throughput, counts, usd_per_h, fixed, processes,
-                                            r.plan->prediction.normalized_iterations, horizon_ms, deadline_ms,
-                                            pre.instance_ready_ms, k, pre.samples);
-            times.push_back(o.time_s);
-            costs.push_back(o.cost_usd);
-        }
-        const sample_summary summary = detail::sampling::summarise(times, costs, deadline_s);
-        spot_resilience_details d{.p_meet_deadline = summary.p_meet_deadline,
-                                  .p_error = summary.p_error,
-                                  .expected_training_time_s = summary.expected_time,
-                                  .training_time_s = summary.time,
-                                  .expected_cost_usd = summary.expected_cost,
-                                  .cost_usd = summary.cost,
-                                  .planned_deadline_s = planned.problem.goals.deadline_s};
+        ds::simulated_plan sim = ds::simulate_plan(setup, market, *r.plan, request, planned.problem.goals.deadline_s);
+        const spot_resilience_details& d = sim.details;
+        const bool met = d.p_meet_deadline >= pre.probability;
         best_probability = std::max(best_probability, d.p_meet_deadline);
-        if (d.p_meet_deadline >= pre.probability && d.expected_cost_usd &&
-            (!best || *d.expected_cost_usd < *best->second.expected_cost_usd))
-            best.emplace(*r.plan, d);
-        const double tried = planned.problem.goals.deadline_s;
-        if (d.p_meet_deadline >= pre.probability) {
-            met_at = tried;
-        } else {
-            missed_at = tried;
-        }
-        if (met_at) {
-            // A plan meets q: look between the largest deadline that missed and the smallest that
-            // met for a cheaper one (bisection; the planner's cost falls as its deadline grows).
-            if (!missed_at || *met_at >= *missed_at || *missed_at - *met_at <= 1e-3 * deadline_s) break;
-            planned.problem.goals.deadline_s = 0.5 * (*met_at + *missed_at);
-        } else {
-            // Shrink the planned deadline by the ratio of the goal to the simulated q-quantile.
-            std::sort(times.begin(), times.end());
-            const std::optional<double> t_q = detail::sampling::quantile(times, pre.probability);  // none: beyond the horizon
-            const double factor = t_q ? std::min(0.95, deadline_s / *t_q) : 0.5;
-            planned.problem.goals.deadline_s *= factor;
-        }
+        const auto next = deadlines.next(planned.problem.goals.deadline_s, met, sim.sorted_times, pre.probability);
+        if (met && d.expected_cost_usd && (!best || *d.expected_cost_usd < *best->second.details.expected_cost_usd))
+            best.emplace(*r.plan, std::move(sim));
+        else if (!likeliest || d.p_meet_deadline > likeliest->second.details.p_meet_deadline)
+            likeliest.emplace(*r.plan, std::move(sim));
+        if (!next) break;
+        planned.problem.goals.deadline_s = *next;
     }
-    result.counters.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (best) {
-        result.status = solve_status::feasible;
-        result.plan = best->first;
-        result.details = best->second;
-        result.objective_value = best->second.expected_cost_usd;
-        result.reason = "P(T <= deadline) = " + detail::sampling::format_probability(best->second.p_meet_deadline) +
-                        " (+-" + detail::sampling::format_probability(best->second.p_error) + ", " +
-                        std::to_string(pre.samples) + " simulated runs) with the plan for a deadline of " +
-                        detail::format_number(best->second.planned_deadline_s) + " s";
-    } else {
-        result.status = solve_status::infeasible;
-        result.reason = "no plan found reaches P(T <= deadline) = " + detail::format_number(pre.probability) +
-                        "; the best reached " + detail::sampling::format_probability(best_probability) +
-                        (last_reason.empty() ? "" : "; " + last_reason);
-    }
+    ds::conclude(result, std::move(best), std::move(likeliest), pre, last_reason);
     result.details.planner_runs = runs;
     result.details.best_probability = best_probability;
+    result.counters.elapsed_s = clock.elapsed_s();
     return result;
 }
 

@@ -192,8 +192,9 @@ struct spot_plan {
 /// objective_value: the plan's cost_usd (min_cost) or training_time_s (min_time); bound: a
 /// proven lower bound on it over every plan (none for the sliding window, or when infeasible).
 /// details.fastest_training_time_s: when no plan meets the goals (infeasible, or the heuristic's
-/// not_found) and the deadline is finite, the shortest training time any plan reaches, proven by an
-/// exact search (above the deadline for infeasible).
+/// no_plan_found without a limit) and the deadline is finite, the shortest training time any plan
+/// reaches, proven by an exact search (above the deadline for infeasible); best_effort is then
+/// that fastest plan when it misses the deadline.
 using spot_result = solve_result<spot_plan, cluster_search_details>;
 
 }  // namespace dnnplan

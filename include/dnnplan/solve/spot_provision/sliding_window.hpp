@@ -4,13 +4,13 @@
 // quota), sort by iteration time, and for every size n in [n_lower, n_upper] evaluate each
 // window of n consecutive instances, keeping the best that meets the deadline.
 // O(x * y * K): x sizes, y windows per size, bounded by the search budget. No optimality proof:
-// status feasible, not_found, or budget_exhausted.
+// status feasible or no_plan_found (with result.limit when the budget stopped it).
 
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/model/asp_cluster.hpp>
 #include <dnnplan/model/concepts.hpp>
 #include <dnnplan/solve/spot_provision/cluster_space.hpp>
-#include <dnnplan/search/incumbent.hpp>
+#include <dnnplan/search/search_core.hpp>
 #include <dnnplan/solve/spot_provision/outcome.hpp>
 
 #include <algorithm>
@@ -123,8 +123,8 @@ private:
 /// Windows that do not keep the space's lower bounds (existing instances) are skipped: the
 /// only departure from the paper, needed for a plan that keeps running instances. The list of
 /// instances is run-length encoded (memory O(K), not O(quota)); the budget bounds the windows
-/// visited (nodes) and evaluated (evaluations): status budget_exhausted with the best window so
-/// far. Statuses otherwise: feasible (no proof) or not_found.
+/// visited (nodes) and evaluated (evaluations): over it, result.limit says which, with the best
+/// window so far. Statuses: feasible (no proof) or no_plan_found.
 template <asynchronous_throughput_model Throughput, convergence_model Convergence, linear_cost_model Cost>
 [[nodiscard]] search_outcome sliding_window_search(const Throughput& throughput, const Convergence& convergence,
                                                    const Cost& cost, const cluster_space& space,
@@ -177,14 +177,15 @@ template <asynchronous_throughput_model Throughput, convergence_model Convergenc
     best.move_plan_to(out);
     out.objective_value.reset();
     if (has_plan) out.objective_value = value;
+    out.limit = guard.limit();
     if (guard.stopped()) {
-        out.status = solve_status::budget_exhausted;
-        out.reason = budget_guard::describe(out.counters) + " (sliding-window heuristic: no bound)";
+        out.status = has_plan ? solve_status::feasible : solve_status::no_plan_found;
+        out.reason = guard.describe(out.counters) + " (sliding-window heuristic: no bound)";
     } else if (has_plan) {
         out.status = solve_status::feasible;
         out.reason = "sliding-window heuristic: optimality not proven";
     } else {
-        out.status = solve_status::not_found;
+        out.status = solve_status::no_plan_found;
         out.reason = n_first > n_last
                          ? "the sliding window has no size to try: its smallest size " + std::to_string(n_first) +
                                " (eq. (16), or the space's smallest size) exceeds its largest " + std::to_string(n_last) +

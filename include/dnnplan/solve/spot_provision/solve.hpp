@@ -61,7 +61,8 @@ struct async_provisioner {
     }
 
     /// The plan for `goals` with the method and budget of `options`. Expected outcomes are
-    /// statuses; when no plan meets the deadline, the reason gives the fastest plan's time.
+    /// statuses; when no plan meets the deadline, the reason gives the fastest plan's time, and
+    /// best_effort holds that plan (it misses the deadline).
     [[nodiscard]] search_outcome solve(const cluster_goals& goals, const spot_options& options) const {
         search_outcome out;
         if (!(goals.target_loss > convergence.loss_floor())) {
@@ -92,8 +93,8 @@ struct async_provisioner {
                                             options.budget);
                 break;
         }
-        if ((out.status == solve_status::infeasible || out.status == solve_status::not_found) &&
-            std::isfinite(goals.deadline_s)) {
+        const bool no_plan = out.status == solve_status::infeasible || out.status == solve_status::no_plan_found;
+        if (no_plan && out.limit == search_limit::none && std::isfinite(goals.deadline_s)) {
             const cluster_goals fastest_goals{.target_loss = goals.target_loss,
                                               .deadline_s = std::numeric_limits<double>::infinity(),
                                               .objective = objective_kind::min_time};
@@ -105,6 +106,7 @@ struct async_provisioner {
                               (t > goals.deadline_s ? "over" : "within") + " the deadline of " +
                               detail::format_number(goals.deadline_s) + " s";
                 out.details.fastest_training_time_s = t;
+                if (t > goals.deadline_s) out.best_effort = fastest.plan;  // the best one can do: it misses the deadline
             }
         }
         return out;
@@ -194,17 +196,9 @@ namespace detail {
 
 [[nodiscard]] inline spot_result to_spot_result(search_outcome&& outcome, const instance_catalog& catalog,
                                                 const std::vector<std::size_t>& catalog_index) {
-    spot_result result;
-    result.status = outcome.status;
-    result.reason = std::move(outcome.reason);
-    if (outcome.plan)
-        result.plan = spot_plan{.counts = to_catalog_counts(catalog, catalog_index, outcome.plan->counts),
-                                .prediction = outcome.plan->prediction};
-    result.objective_value = outcome.objective_value;
-    result.bound = outcome.bound;
-    result.counters = outcome.counters;
-    result.details = outcome.details;
-    return result;
+    return map_plans<spot_plan>(std::move(outcome), [&](cluster_plan&& p) {
+        return spot_plan{.counts = to_catalog_counts(catalog, catalog_index, p.counts), .prediction = p.prediction};
+    });
 }
 
 }  // namespace detail

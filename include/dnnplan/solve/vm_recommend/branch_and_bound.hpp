@@ -1,18 +1,8 @@
 #pragma once
-// The VM recommender's searches (Srifty: Luo et al., MLSys 2022) over the offer space of
-// solve/vm_recommend/problem.hpp: an exact branch and bound over counts per type with the bounds B0-B10
-// proved in docs/solvers/vm_recommend.md, and the exhaustive oracle. Both report to the shared
-// incumbent (search/incumbent.hpp) or to the exact Pareto frontier (search/pareto.hpp).
-//
-// The search space (the same for both): a count x[k][kind] >= 0 per offer (an allowed instance
-// type k, an allowed price kind) with
-//   x[k][spot] + x[k][on_demand] <= quota[k]          (the quota is shared by both price kinds)
-//   sum of all counts <= max_instances                 (when max_instances > 0)
-//   number of types with a positive count <= max_distinct_types   (when > 0)
-//   sum of all counts >= 1.
-// A configuration is feasible when its predicted speed r = samples_per_s(counts per type) is > 0
-// and >= min_samples_per_s, its price P <= max_usd_per_h, with a deadline work / r <= deadline_s,
-// and its figures are finite.
+// The VM recommender's exact search (Srifty: Luo et al., MLSys 2022) over the offer space of
+// solve/vm_recommend/offer_space.hpp: a branch and bound over counts per type with the bounds
+// B0-B10 proved in docs/solvers/vm_recommend.md, and vm_run, which picks it or the exhaustive
+// oracle (solve/vm_recommend/exhaustive.hpp) for a model.
 //
 // Offer dominance (B1): the model sees counts per type only, so moving an instance of type k
 // from one price kind to the other keeps r and every space constraint; all objectives and the
@@ -23,261 +13,20 @@
 #include <dnnplan/core/catalog.hpp>
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/model/concepts.hpp>
-#include <dnnplan/search/incumbent.hpp>
-#include <dnnplan/search/pareto.hpp>
-#include <dnnplan/solve/vm_recommend/problem.hpp>
+#include <dnnplan/search/search_core.hpp>
+#include <dnnplan/solve/vm_recommend/exhaustive.hpp>
+#include <dnnplan/solve/vm_recommend/offer_space.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
-namespace dnnplan {
-
-namespace detail {
-
-// ---- shared by both methods ---------------------------------------------------------------------
-
-/// The inputs of a search, after validation: what both methods read.
-struct vm_space {
-    std::size_t k_count = 0;
-    std::vector<std::int32_t> quota;       ///< 0 for a type not allowed (or with no allowed kind)
-    std::vector<double> spot_usd_per_h;    ///< +inf when spot is not allowed
-    std::vector<double> on_demand_usd_per_h;
-    std::vector<double> gpus;
-    std::int64_t max_instances = 0;        ///< effective cap (sum of quotas without one)
-    std::int64_t max_distinct = 0;         ///< effective cap (k_count without one)
-    double work = 0.0;
-    double min_samples_per_s = 0.0;
-    double deadline_s = std::numeric_limits<double>::infinity();
-    double max_usd_per_h = std::numeric_limits<double>::infinity();
-    objective_kind objective = objective_kind::min_cost;
-
-    [[nodiscard]] double cheapest(std::size_t k) const noexcept {
-        return std::min(spot_usd_per_h[k], on_demand_usd_per_h[k]);
-    }
-    [[nodiscard]] price_kind cheapest_kind(std::size_t k) const noexcept {
-        return spot_usd_per_h[k] <= on_demand_usd_per_h[k] ? price_kind::spot : price_kind::on_demand;
-    }
-};
-
-/// The space of `problem` priced by `cost` (an offer_cost_model: +inf for an offer it does not
-/// sell); the constraints' allowed types and price kinds remove offers.
-template <offer_cost_model Cost>
-[[nodiscard]] vm_space make_vm_space(const vm_problem& problem, const Cost& cost) {
-    vm_space s;
-    const auto& types = problem.catalog.instances;
-    const auto& c = problem.constraints;
-    s.k_count = types.size();
-    const double inf = std::numeric_limits<double>::infinity();
-    std::int64_t quota_sum = 0;
-    for (std::size_t k = 0; k < types.size(); ++k) {
-        const auto& t = types[k];
-        const double spot = c.allows(price_kind::spot) ? cost.usd_per_h(k, price_kind::spot) : inf;
-        const double on_demand = c.allows(price_kind::on_demand) ? cost.usd_per_h(k, price_kind::on_demand) : inf;
-        const bool type_ok = c.allows(t.name) && (std::isfinite(spot) || std::isfinite(on_demand));
-        s.quota.push_back(type_ok ? t.quota : 0);
-        s.spot_usd_per_h.push_back(spot);
-        s.on_demand_usd_per_h.push_back(on_demand);
-        s.gpus.push_back(static_cast<double>(t.gpus));
-        quota_sum += s.quota.back();
-    }
-    s.max_instances = c.max_instances > 0 ? std::min<std::int64_t>(c.max_instances, quota_sum) : quota_sum;
-    s.max_distinct = c.max_distinct_types > 0 ? std::min<std::int64_t>(c.max_distinct_types, static_cast<std::int64_t>(s.k_count))
-                                              : static_cast<std::int64_t>(s.k_count);
-    s.work = problem.work.total_samples();
-    s.min_samples_per_s = c.min_samples_per_s;
-    s.deadline_s = c.deadline_s;
-    s.max_usd_per_h = c.max_usd_per_h;
-    s.objective = problem.objective;
-    return s;
-}
-
-/// Price of a configuration given as counts per offer (2k: spot, 2k + 1: on demand), summed in
-/// type order: the branch and bound (all of a type at one kind) and the oracle get the same bits
-/// for the same configuration.
-[[nodiscard]] inline double vm_price(const vm_space& s, std::span<const std::int32_t> offer_counts) noexcept {
-    double price = 0.0;
-    for (std::size_t k = 0; k < s.k_count; ++k) {
-        const std::int32_t spot = offer_counts[2 * k], on_demand = offer_counts[2 * k + 1];
-        double type_price = 0.0;
-        if (spot > 0) type_price += static_cast<double>(spot) * s.spot_usd_per_h[k];
-        if (on_demand > 0) type_price += static_cast<double>(on_demand) * s.on_demand_usd_per_h[k];
-        price += type_price;
-    }
-    return price;
-}
-
-[[nodiscard]] inline vm_figures vm_make_figures(const vm_space& s, std::span<const std::int32_t> type_counts,
-                                                double samples_per_s, double usd_per_h) noexcept {
-    vm_figures f;
-    for (std::size_t k = 0; k < s.k_count; ++k) {
-        f.instances += type_counts[k];
-        f.gpus += static_cast<std::int64_t>(type_counts[k]) * static_cast<std::int64_t>(s.gpus[k]);
-    }
-    f.samples_per_s = samples_per_s;
-    f.usd_per_h = usd_per_h;
-    f.samples_per_usd = 3600.0 * samples_per_s / usd_per_h;
-    if (s.work > 0.0) {
-        f.time_s = s.work / samples_per_s;
-        f.cost_usd = *f.time_s * usd_per_h / 3600.0;
-    }
-    return f;
-}
-
-/// Every figure finite: a configuration whose figures overflow a double (a price too small for
-/// its speed, say) is not a plan.
-[[nodiscard]] inline bool vm_finite(const vm_figures& f) noexcept {
-    return std::isfinite(f.samples_per_s) && std::isfinite(f.usd_per_h) && std::isfinite(f.samples_per_usd) &&
-           (!f.time_s || std::isfinite(*f.time_s)) && (!f.cost_usd || std::isfinite(*f.cost_usd));
-}
-
-[[nodiscard]] inline bool vm_feasible(const vm_space& s, const vm_figures& f) noexcept {
-    if (!(f.samples_per_s > 0.0) || !std::isfinite(f.samples_per_s)) return false;
-    if (f.samples_per_s < s.min_samples_per_s) return false;
-    if (f.usd_per_h > s.max_usd_per_h) return false;
-    if (f.time_s && *f.time_s > s.deadline_s) return false;
-    return true;
-}
-
-/// The objective as a key to minimise: min_cost as is, the max_ objectives negated.
-[[nodiscard]] inline double vm_key(const vm_space& s, const vm_figures& f) noexcept {
-    switch (s.objective) {
-        case objective_kind::max_throughput: return -f.samples_per_s;
-        case objective_kind::max_samples_per_usd: return -f.samples_per_usd;
-        case objective_kind::min_cost:
-        case objective_kind::min_time: break;  // min_time is rejected by vm_problem::validate
-    }
-    return f.cost_usd ? *f.cost_usd : f.usd_per_h;
-}
-
-
-
-/// Frontier coordinates, both minimised: (time_s, cost_usd) with work, (-samples_per_s, usd_per_h) without.
-[[nodiscard]] inline std::pair<double, double> vm_frontier_point(const vm_figures& f) noexcept {
-    if (f.time_s) return {*f.time_s, *f.cost_usd};
-    return {-f.samples_per_s, f.usd_per_h};
-}
-
-/// A configuration as the searches hold it: counts per offer (2k: spot, 2k + 1: on demand), per
-/// type, and its figures.
-struct vm_point {
-    std::vector<std::int32_t> offer_counts;
-    std::vector<std::int32_t> type_counts;
-    vm_figures figures;
-};
-
-struct vm_frontier_payload {
-    std::vector<std::int32_t> offer_counts;
-    vm_figures figures;
-};
-
-[[nodiscard]] inline vm_configuration vm_make_configuration(const instance_catalog& catalog,
-                                                            std::span<const std::int32_t> offer_counts,
-                                                            const vm_figures& figures) {
-    vm_configuration c;
-    for (std::size_t k = 0; k < catalog.instances.size(); ++k) {
-        if (offer_counts[2 * k] > 0)
-            c.offers.push_back({.type = catalog.instances[k].name, .kind = price_kind::spot, .count = offer_counts[2 * k]});
-        if (offer_counts[2 * k + 1] > 0)
-            c.offers.push_back(
-                {.type = catalog.instances[k].name, .kind = price_kind::on_demand, .count = offer_counts[2 * k + 1]});
-    }
-    c.figures = figures;
-    return c;
-}
-
-/// What a search hands back to the planner.
-struct vm_search_outcome {
-    bool stopped = false;
-    double unexplored_key_lb = std::numeric_limits<double>::infinity();  ///< bound of subtrees not searched
-    incumbent<vm_point> best;
-    pareto_frontier<vm_frontier_payload> frontier;
-    search_counters counters;
-    std::int64_t non_finite = 0;  ///< configurations whose figures overflowed (not plans)
-};
-
-/// Offers a feasible configuration to the outcome (the incumbent, or the frontier).
-inline void vm_offer(vm_search_outcome& out, const vm_space& s, bool pareto, std::span<const std::int32_t> offers,
-                     std::span<const std::int32_t> types, const vm_figures& f) {
-    if (!vm_feasible(s, f)) return;
-    if (!vm_finite(f)) {
-        ++out.non_finite;
-        return;
-    }
-    if (pareto) {
-        const auto [a, b] = vm_frontier_point(f);
-        out.frontier.offer(a, b, vm_frontier_payload{.offer_counts = {offers.begin(), offers.end()}, .figures = f});
-    } else {
-        out.best.offer(vm_key(s, f), [&](vm_point& p) {
-            p.offer_counts.assign(offers.begin(), offers.end());
-            p.type_counts.assign(types.begin(), types.end());
-            p.figures = f;
-        });
-    }
-}
-
-// ---- the exhaustive oracle ------------------------------------------------------------------------
-
-/// Every configuration of the offer space: an odometer over the allowed offers' counts that never
-/// leaves the space (a type's offers share its quota, at most max_instances in all), so the work
-/// is the number of configurations, whatever the quotas. O(prod (quota_k + 1)^2) configurations;
-/// the budget bounds the configurations visited (nodes) and evaluated.
-template <cluster_throughput_model M>
-[[nodiscard]] vm_search_outcome vm_exhaustive(const M& model, const vm_space& s, bool pareto,
-                                              const search_budget& budget) {
-    vm_search_outcome out;
-    std::vector<std::size_t> offers;  // offer indices 2k + kind that are allowed
-    for (std::size_t k = 0; k < s.k_count; ++k) {
-        if (s.quota[k] <= 0) continue;
-        if (std::isfinite(s.spot_usd_per_h[k])) offers.push_back(2 * k);
-        if (std::isfinite(s.on_demand_usd_per_h[k])) offers.push_back(2 * k + 1);
-    }
-    std::vector<std::int32_t> x(2 * s.k_count, 0), types(s.k_count, 0);
-    if (offers.empty()) return out;
-    budget_guard guard(budget);
-    std::int64_t total = 0, distinct = 0;
-    while (true) {
-        if (guard.exhausted(out.counters)) {
-            out.stopped = true;
-            out.unexplored_key_lb = -std::numeric_limits<double>::infinity();
-            break;
-        }
-        // Next configuration: the first offer that can take one more instance (its type's quota
-        // and max_instances allow it) goes up by one; the offers before it go back to 0.
-        std::size_t i = 0;
-        for (; i < offers.size(); ++i) {
-            const std::size_t o = offers[i], k = o / 2;
-            if (types[k] < s.quota[k] && total < s.max_instances) {
-                if (types[k] == 0) ++distinct;
-                ++x[o];
-                ++types[k];
-                ++total;
-                break;
-            }
-            const bool had = types[k] > 0;
-            total -= x[o];
-            types[k] -= x[o];
-            x[o] = 0;
-            if (had && types[k] == 0) --distinct;
-        }
-        if (i == offers.size()) break;  // wrapped around to all zeros: done
-        ++out.counters.nodes;
-        if (distinct > s.max_distinct) continue;
-        ++out.counters.evaluations;
-        const double r = model.samples_per_s(std::span<const std::int32_t>(types));
-        vm_offer(out, s, pareto, x, types, vm_make_figures(s, types, r, vm_price(s, x)));
-    }
-    out.counters.elapsed_s = guard.elapsed_s();
-    return out;
-}
-
-// ---- the branch and bound -----------------------------------------------------------------------
+namespace dnnplan::detail {
 
 /// Depth-first branch and bound over counts per type (each at its cheapest allowed price, B1).
 /// The one-instance clusters are evaluated first, then the tree covers the clusters of at least
@@ -332,7 +81,7 @@ public:
             min_instances_ = 2;
             if (!guard_.stopped() && s_.max_instances >= 2) search(0, state{});
         }
-        out_.stopped = guard_.stopped();
+        out_.limit = guard_.limit();
         out_.counters.elapsed_s = guard_.elapsed_s();
         return std::move(out_);
     }
@@ -358,10 +107,50 @@ private:
     // Bounds over every completion of the prefix perm_[0, depth) (B2-B6, B9, B10 of the docs).
     [[nodiscard]] node_bound bound(std::size_t depth, const state& f) noexcept {
         ++out_.counters.nodes;
-        const double inf = std::numeric_limits<double>::infinity();
         const std::int64_t cap_left = s_.max_instances - f.count;
+        set_box(depth, f, cap_left);
+        if (!reaches_min_instances(depth, f)) return pruned_by_constraint();
+        // The speed every feasible completion needs: min_samples_per_s, and work / deadline.
+        const double r_need = std::max(s_.min_samples_per_s, s_.work > 0.0 ? s_.work / s_.deadline_s : 0.0);
+        model_.samples_per_s_linear_bound(std::span<const std::int32_t>(lo_), std::span<const std::int32_t>(hi_),
+                                          std::span<double>(rate_), min_instances_, r_need);
+        double r_fixed = 0.0;
+        for (std::size_t i = 0; i < depth; ++i) r_fixed += static_cast<double>(counts_[perm_[i]]) * rate_[perm_[i]];
+        const double r_ub = speed_upper_bound(depth, f, cap_left, r_fixed);
+        if (!(r_ub > 0.0) || r_ub < r_need) return pruned_by_constraint();
+
+        // B4: P >= P_fixed + max(cheapest free instance if none is fixed yet,
+        //                        min { y.p : 0 <= y <= hi, y.w >= r_need - R_fixed }) (fractional cover).
+        double p_first = 0.0;
+        if (f.count == 0) {
+            p_first = std::numeric_limits<double>::infinity();
+            for (const std::size_t t : order_) p_first = std::min(p_first, s_.cheapest(t));
+        }
+        const double p_cover = cover_price(r_need - r_fixed, rate_);
+        const double p_lb = f.price + std::max(p_first, p_cover);
+        if (p_lb > s_.max_usd_per_h * (1.0 + slack)) return pruned_by_constraint();
+
+        const double ratio_lb = price_per_speed_lower_bound(f, r_fixed, cap_left, p_lb, r_ub);
+        node_bound nb = objective_bounds(r_ub, p_lb, ratio_lb);
+        if (pareto_) {
+            nb.prune = out_.frontier.dominates_region(nb.first_lb, nb.second_lb, relative_gap_) ||
+                       staircase_dominates(nb, f, p_first, r_need);
+        } else if (out_.best.has_plan()) {
+            const double inc = out_.best.key();
+            nb.prune = nb.key_lb >= inc - relative_gap_ * std::abs(inc);
+        }
+        return nb;
+    }
+
+    [[nodiscard]] static node_bound pruned_by_constraint() noexcept {
+        node_bound nb;
+        nb.prune = nb.by_constraint = true;
+        return nb;
+    }
+
+    // The box of the completions: fixed types at their count, free types in [0, hi].
+    void set_box(std::size_t depth, const state& f, std::int64_t cap_left) noexcept {
         const bool types_left = f.distinct < s_.max_distinct;
-        // The box of the completions: fixed types at their count, free types in [0, hi].
         for (std::size_t i = 0; i < perm_.size(); ++i) {
             const std::size_t t = perm_[i];
             if (i < depth) {
@@ -371,21 +160,19 @@ private:
                 hi_[t] = types_left ? static_cast<std::int32_t>(std::min<std::int64_t>(s_.quota[t], cap_left)) : 0;
             }
         }
-        // The clusters of this search have at least min_instances_ instances (B7).
+    }
+
+    // The clusters of this search have at least min_instances_ instances (B7): can the box hold one?
+    [[nodiscard]] bool reaches_min_instances(std::size_t depth, const state& f) const noexcept {
         std::int64_t reachable = f.count;
         for (std::size_t i = depth; i < perm_.size(); ++i) reachable += hi_[perm_[i]];
-        if (std::min(reachable, s_.max_instances) < min_instances_) {
-            node_bound empty;
-            empty.prune = empty.by_constraint = true;
-            return empty;
-        }
-        // The speed every feasible completion needs: min_samples_per_s, and work / deadline.
-        const double r_need = std::max(s_.min_samples_per_s, s_.work > 0.0 ? s_.work / s_.deadline_s : 0.0);
-        model_.samples_per_s_linear_bound(std::span<const std::int32_t>(lo_), std::span<const std::int32_t>(hi_),
-                                          std::span<double>(rate_), min_instances_, r_need);
-        double r_fixed = 0.0;
-        for (std::size_t i = 0; i < depth; ++i) r_fixed += static_cast<double>(counts_[perm_[i]]) * rate_[perm_[i]];
+        return std::min(reachable, s_.max_instances) >= min_instances_;
+    }
 
+    // An upper bound on the speed of every completion, with the rounding margin; leaves order_
+    // holding the free types with room.
+    [[nodiscard]] double speed_upper_bound(std::size_t depth, const state& f, std::int64_t cap_left,
+                                           double r_fixed) noexcept {
         // B2: r <= R_fixed + max { y.w : 0 <= y <= hi, sum y <= cap_left } (greedy by w), and
         // B3: with a budget, r <= R_fixed + max { y.w : 0 <= y <= hi, y.p <= P_max - P_fixed }
         // (fractional knapsack, greedy by w / p).
@@ -401,7 +188,7 @@ private:
             r_count += static_cast<double>(take) * rate_[t];
             left -= take;
         }
-        double r_budget = inf;
+        double r_budget = std::numeric_limits<double>::infinity();
         if (std::isfinite(s_.max_usd_per_h)) {
             std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
                 return rate_[a] / s_.cheapest(a) > rate_[b] / s_.cheapest(b);
@@ -420,36 +207,26 @@ private:
         if constexpr (box_bounded_throughput_model<M>)
             r_box = model_.samples_per_s_upper_bound(std::span<const std::int32_t>(lo_), std::span<const std::int32_t>(hi_),
                                                      s_.max_instances, min_instances_);
-        const double r_ub = std::min({r_count, r_budget, r_box}) * (1.0 + slack);
-        node_bound nb;
-        if (!(r_ub > 0.0) || r_ub < r_need) {
-            nb.prune = nb.by_constraint = true;
-            return nb;
-        }
+        return std::min({r_count, r_budget, r_box}) * (1.0 + slack);
+    }
 
-        // B4: P >= P_fixed + max(cheapest free instance if none is fixed yet,
-        //                        min { y.p : 0 <= y <= hi, y.w >= r_need - R_fixed }) (fractional cover).
-        double p_first = 0.0;
-        if (f.count == 0) {
-            p_first = inf;
-            for (const std::size_t t : order_) p_first = std::min(p_first, s_.cheapest(t));
-        }
-        const double p_cover = cover_price(r_need - r_fixed, rate_);
-        const double p_lb = f.price + std::max(p_first, p_cover);
-        if (p_lb > s_.max_usd_per_h * (1.0 + slack)) {
-            nb.prune = nb.by_constraint = true;
-            return nb;
-        }
-
+    // A lower bound on the price per speed P / r of every completion.
+    [[nodiscard]] double price_per_speed_lower_bound(const state& f, double r_fixed, std::int64_t cap_left, double p_lb,
+                                                     double r_ub) noexcept {
         // B5: P / r >= P / (sum c w) >= min(P_fixed / R_fixed, min over free types of p / w)
         // (mediant inequality), and B6: P / r >= P_lb / r_ub.
-        double ratio_lb = r_fixed > 0.0 ? f.price / r_fixed : inf;
+        double ratio_lb = r_fixed > 0.0 ? f.price / r_fixed : std::numeric_limits<double>::infinity();
         for (const std::size_t t : order_)
             if (rate_[t] > 0.0) ratio_lb = std::min(ratio_lb, s_.cheapest(t) / rate_[t]);
         if (s_.objective != objective_kind::max_throughput || pareto_)
             ratio_lb = min_ratio(f.price, r_fixed, cap_left, ratio_lb);
-        ratio_lb = std::max(ratio_lb * (1.0 - slack), p_lb / r_ub);
+        return std::max(ratio_lb * (1.0 - slack), p_lb / r_ub);
+    }
 
+    // The bounds on the key and on the frontier coordinates, from the bounds on speed, price and
+    // price per speed (not pruned yet).
+    [[nodiscard]] node_bound objective_bounds(double r_ub, double p_lb, double ratio_lb) const noexcept {
+        node_bound nb;
         const double work = s_.work;
         switch (s_.objective) {
             case objective_kind::max_throughput: nb.key_lb = -r_ub; break;
@@ -463,13 +240,6 @@ private:
         } else {
             nb.first_lb = -r_ub;
             nb.second_lb = p_lb;
-        }
-        if (pareto_) {
-            nb.prune = out_.frontier.dominates_region(nb.first_lb, nb.second_lb, relative_gap_) ||
-                       staircase_dominates(nb, f, p_first, r_need);
-        } else if (out_.best.has_plan()) {
-            const double inc = out_.best.key();
-            nb.prune = nb.key_lb >= inc - relative_gap_ * std::abs(inc);
         }
         return nb;
     }
@@ -641,6 +411,4 @@ template <cluster_throughput_model M>
     return vm_exhaustive(model, s, pareto, budget);
 }
 
-}  // namespace detail
-
-}  // namespace dnnplan
+}  // namespace dnnplan::detail

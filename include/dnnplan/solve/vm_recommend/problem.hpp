@@ -172,15 +172,18 @@ struct vm_details {
     /// With options.pareto: the exact frontier, fastest first. With work: time_s ascending,
     /// cost_usd descending; without: samples_per_s descending, usd_per_h descending.
     std::vector<vm_configuration> frontier{};
-    std::optional<solve_status> frontier_status{};  ///< optimal (exact) or budget_exhausted
+    /// optimal: the exact frontier; feasible: a limit stopped its search (frontier_limit), the
+    /// points found so far; none: not asked.
+    std::optional<solve_status> frontier_status{};
+    search_limit frontier_limit = search_limit::none;
     search_counters frontier_counters{};
     friend bool operator==(const vm_details&, const vm_details&) = default;
 };
 
 /// objective_value in the objective's unit (USD or USD/h for min_cost, samples/s, samples/USD);
-/// bound: a lower bound for min_cost, an upper bound for the max_ objectives (when optimal,
-/// objective_value moved by options.relative_gap, the cut tolerance, towards the better side;
-/// none when infeasible).
+/// bound: a lower bound for min_cost, an upper bound for the max_ objectives (when optimal, equal
+/// to objective_value: proven within options.relative_gap, the cut tolerance; none when
+/// infeasible).
 using vm_result = solve_result<vm_configuration, vm_details>;
 
 }  // namespace dnnplan

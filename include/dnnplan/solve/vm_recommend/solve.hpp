@@ -10,16 +10,19 @@
 //                                type k (the workload is not read), catalog prices;
 //   solve(request, model, cost)  and an offer_cost_model of its own.
 // A model without a linear bound (linearly_bounded_throughput_model) is searched exhaustively and
-// the result says so (details.method). The types are in solve/vm_recommend/problem.hpp, the searches in
-// solve/vm_recommend/branch_and_bound.hpp; docs/solvers/vm_recommend.md.
+// the result says so (details.method). The types are in solve/vm_recommend/problem.hpp, the space
+// the searches share in solve/vm_recommend/offer_space.hpp, the searches in
+// solve/vm_recommend/branch_and_bound.hpp and solve/vm_recommend/exhaustive.hpp;
+// docs/solvers/vm_recommend.md.
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 #include <dnnplan/model/cost.hpp>
-#include <dnnplan/search/incumbent.hpp>
+#include <dnnplan/search/search_core.hpp>
 #include <dnnplan/solve/vm_recommend/branch_and_bound.hpp>
+#include <dnnplan/solve/vm_recommend/offer_space.hpp>
 #include <dnnplan/solve/vm_recommend/problem.hpp>
 #include <dnnplan/solve/vm_recommend/request.hpp>
 
@@ -64,10 +67,12 @@ template <cluster_throughput_model Model, offer_cost_model Cost>
     if (best.non_finite > 0)
         infeasible += " (" + std::to_string(best.non_finite) +
                       " configurations meet them with figures too large for a double: prices or speeds out of scale)";
-    std::string stopped = budget_guard::describe(best.counters);
-    conclude_search(result, {.stopped = best.stopped, .unexplored_key_lb = best.unexplored_key_lb, .relative_gap = options.relative_gap},
-                    has_plan, best.best.key(), maximised, std::move(infeasible), std::move(stopped));
-    if (result.status == solve_status::budget_exhausted && result.bound)
+    std::string stopped = budget_guard::describe_limit(best.limit, options.budget) + " after " +
+                          std::to_string(best.counters.nodes) + " nodes and " + std::to_string(best.counters.evaluations) +
+                          " evaluations";
+    conclude_search(result, {.limit = best.limit, .unexplored_key_lb = best.unexplored_key_lb}, has_plan, best.best.key(),
+                    maximised, std::move(infeasible), std::move(stopped));
+    if (result.limit != search_limit::none && result.bound)
         result.reason += std::string("; the objective is ") + (maximised ? "at most " : "at least ") +
                          detail::format_number(*result.bound);
 
@@ -75,7 +80,8 @@ template <cluster_throughput_model Model, offer_cost_model Cost>
         detail::vm_search_outcome front =
             detail::vm_run(model, s, true, options.budget, options.relative_gap, result.details.method);
         result.details.frontier_counters = front.counters;
-        result.details.frontier_status = front.stopped ? solve_status::budget_exhausted : solve_status::optimal;
+        result.details.frontier_status = front.limit == search_limit::none ? solve_status::optimal : solve_status::feasible;
+        result.details.frontier_limit = front.limit;
         for (const auto& p : front.frontier.points())
             result.details.frontier.push_back(
                 detail::vm_make_configuration(problem.catalog, p.payload.offer_counts, p.payload.figures));

@@ -1,14 +1,13 @@
 #pragma once
-// The inputs and outputs of Bamboo's simulation of pipeline training with redundant computation
-// on preemptible instances (Thorpe et al., "Bamboo: Making Preemptible Instances Resilient for
-// Affordable Training of Large DNNs", NSDI 2023; simulator uclasystem/bamboo,
-// project_pactum/simulation/simulator.py): a model's step-time table and constants (the six
-// models of the final simulator), the simulation's options, and one run's figures. The
-// simulation itself is preemption/bamboo_simulator.hpp; docs/models/bamboo.md.
+// What one run of Bamboo's simulation is asked (bamboo_options: the workload, the duration or
+// target, Bamboo's timings, slowdown and prices) and what it gives (bamboo_run: Bamboo's Result,
+// its status, and the series a planner follows). The simulation is preemption/bamboo_simulator.hpp;
+// docs/models/bamboo.md, "Options" and "Statuses and outputs".
 
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
+#include <dnnplan/preemption/bamboo_workload.hpp>
 
 #include <array>
 #include <cmath>
@@ -20,63 +19,6 @@
 #include <vector>
 
 namespace dnnplan {
-
-/// The models of Bamboo's final simulator.
-enum class bamboo_model { gpt2, bert, resnet, gnmt, vgg, alexnet };
-
-template <>
-struct enum_text<bamboo_model> {
-    static constexpr std::array<enum_name<bamboo_model>, 6> names{{
-        {bamboo_model::gpt2, "gpt2"},
-        {bamboo_model::bert, "bert"},
-        {bamboo_model::resnet, "resnet"},
-        {bamboo_model::gnmt, "gnmt"},
-        {bamboo_model::vgg, "vgg"},
-        {bamboo_model::alexnet, "alexnet"},
-    }};
-};
-
-/// A model as Bamboo's simulator sees it: S stages per pipeline, a measured step time for P
-/// pipelines (P = 1, 2, ...), the samples of one step, the local rendezvous time, and the
-/// on-demand baseline it is compared with (instances x step time).
-struct bamboo_model_spec {
-    std::string name{};
-    std::int32_t samples_per_step = 0;
-    std::int32_t stages = 0;                          ///< S: one instance per stage
-    std::int64_t local_rendezvous_ms = 0;
-    std::vector<std::int64_t> step_ms{};              ///< [P - 1]: the step time with P pipelines
-    std::int32_t on_demand_instances = 0;
-    double on_demand_step_s = 0.0;
-    std::int32_t random_capacity = 0;                 ///< Bamboo's desired capacity in random mode
-
-    void validate(std::string_view path = "model") const {
-        const std::string p = detail::field_prefix(path);
-        if (name.empty()) throw invalid_input(p + "name", "\"\"", "a non-empty name");
-        detail::require_at_least(p + "samples_per_step", samples_per_step, 1);
-        detail::require_at_least(p + "stages", stages, 1);
-        detail::require_at_least(p + "local_rendezvous_ms", local_rendezvous_ms, 0);
-        if (step_ms.empty()) throw invalid_input(p + "step_ms", "[]", "a step time for P = 1 at least");
-        for (std::size_t i = 0; i < step_ms.size(); ++i)
-            detail::require_at_least([&] { return p + "step_ms[" + std::to_string(i) + "]"; }, step_ms[i], 1);
-        detail::require_at_least(p + "on_demand_instances", on_demand_instances, 1);
-        detail::require_positive(p + "on_demand_step_s", on_demand_step_s);
-        detail::require_at_least(p + "random_capacity", random_capacity, 0);
-    }
-};
-
-/// The constants of Bamboo's final simulator for `m` (simulator.py: its model blocks and the
-/// <model>_simulate_step_delta tables; docs/models/bamboo.md lists them).
-[[nodiscard]] inline bamboo_model_spec bamboo_model_preset(bamboo_model m) {
-    switch (m) {
-        case bamboo_model::gpt2: return {"gpt2", 32, 12, 20'000, {1200, 1085, 1046, 1008}, 32, 3.37, 48};
-        case bamboo_model::bert: return {"bert", 264, 12, 20'000, {4310, 2390, 1805, 1450}, 20, 2.51, 48};
-        case bamboo_model::resnet: return {"resnet", 384, 8, 10'000, {6100, 3200, 2400, 1600}, 20, 1.3, 32};
-        case bamboo_model::gnmt: return {"gnmt", 288, 6, 10'000, {3100, 1660, 1185, 950}, 16, 0.9, 24};
-        case bamboo_model::vgg: return {"vgg", 384, 6, 5'000, {9300, 4900, 3440, 2750}, 16, 2.2, 24};
-        case bamboo_model::alexnet: return {"alexnet", 384, 6, 5'000, {6180, 3100, 2000, 1550}, 16, 1.6, 24};
-    }
-    throw invalid_input("model", "unknown", enum_expected<bamboo_model>());
-}
 
 /// What a rendezvous does when it forms more pipelines than the step table has rows: stop (what
 /// Bamboo's simulator does, with an error that ends its run; here the run's status no_step_time)
@@ -92,7 +34,7 @@ struct enum_text<beyond_step_table> {
 };
 
 struct bamboo_options {
-    bamboo_model_spec model = bamboo_model_preset(bamboo_model::gpt2);
+    bamboo_workload_spec workload = bamboo_workload_preset(bamboo_workload::gpt2);
     /// Events after it are not processed (Bamboo's CLI: 12 h); none: until target_steps.
     std::optional<std::int64_t> duration_ms = 43'200'000;
     /// Stop once this many steps completed (Bamboo's --generate-table: steps_per_run); none: never.
@@ -111,7 +53,7 @@ struct bamboo_options {
 
     void validate(std::string_view path = "options") const {
         const std::string p = detail::field_prefix(path);
-        model.validate(p + "model");
+        workload.validate(p + "workload");
         if (!duration_ms && !target_steps)
             throw invalid_input(p + "duration_ms", "none", "a duration or target_steps (else the run never ends)");
         if (duration_ms) detail::require_at_least(p + "duration_ms", *duration_ms, 0);
