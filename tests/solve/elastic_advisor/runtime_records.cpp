@@ -113,3 +113,23 @@ TEST_CASE("fuzz finding elastic_records-15-infeasible-with-plan: infeasible has 
     // It writes and reads back (the JSON reader rejects a result that breaks the shape).
     dnnplan_test::check_round_trip(r);
 }
+
+TEST_CASE("fuzz finding elastic_records-17-time-beyond-int64: dlrover_advise rejects the time by field",
+          "[elastic][records][fuzz]") {
+    // tests/fixtures/fuzz_findings/elastic_records-17-time-beyond-int64.jsonl: found by
+    // fuzz_elastic_inputs in a clean-clone CI run (2026-11-27). A record at 8.9e115 s is a valid
+    // record (a time >= 0), but DLRover keeps timestamps as int64 seconds: the conversion was
+    // undefined behaviour (UBSan: "outside the range of representable values of type 'long'").
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/elastic_records-17-time-beyond-int64.jsonl");
+    REQUIRE(in);
+    std::vector<elastic_record> records;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) records.push_back(parse_elastic_record(line));
+    REQUIRE(records.size() == 1);
+    const invalid_input e = dnnplan_test::error_of([&] { (void)dlrover_advise(records, {.cpu = 64.0, .memory_mb = 1.0e6}); });
+    CHECK(e.field() == "records[0].time_s");
+    CHECK(dnnplan_test::contains(e.what(), "2^63"));
+    // Just below 2^63 s DLRover takes it.
+    records[0].time_s = 9.2e18;
+    CHECK_NOTHROW(dlrover_advise(records, {.cpu = 64.0, .memory_mb = 1.0e6}));
+}

@@ -132,6 +132,12 @@ struct advise_setup {
                                                            const dlrover::resource_limits& limits,
                                                            const dlrover::local_optimizer_params& params = {}) {
     validate_records(records);
+    // DLRover keeps a record's timestamp in whole seconds (an int64); a time it cannot hold is bad input.
+    constexpr double int64_end = 9223372036854775808.0;  // 2^63
+    for (std::size_t i = 0; i < records.size(); ++i)
+        if (records[i].time_s >= int64_end)
+            throw invalid_input("records[" + std::to_string(i) + "].time_s", detail::format_number(records[i].time_s),
+                                "a time below 2^63 s (DLRover's int64 timestamp)");
     dlrover::record_store store(params.latest_samples);
     for (const auto& r : records) store.add(to_dlrover(r));
     return dlrover::running_plan(store.records(), limits, params);
