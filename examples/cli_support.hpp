@@ -58,6 +58,7 @@ struct flag {
     std::string_view name;  ///< "--json", "-n"
     takes arity = takes::nothing;
     std::function<void(std::string_view flag, std::string_view value)> apply;
+    bool repeatable = false;  ///< may be given more than once (--trace A --trace B)
 };
 
 /// Rows for the common cases.
@@ -77,6 +78,10 @@ template <class Number>
 template <class Number>
 [[nodiscard]] flag number_flag(std::string_view name, std::optional<Number>& target) {
     return {name, takes::one, [&target](std::string_view f, std::string_view v) { target = parse_number<Number>(f, v); }};
+}
+/// A flag that may be given several times, each with one value, collected in order.
+[[nodiscard]] inline flag texts_flag(std::string_view name, std::vector<std::string>& target) {
+    return {name, takes::one, [&target](std::string_view, std::string_view v) { target.emplace_back(v); }, true};
 }
 template <class Number>
 [[nodiscard]] flag numbers_flag(std::string_view name, std::vector<Number>& target) {
@@ -111,7 +116,7 @@ template <class Number>
             if (f.name == token) row = &f;
         if (row == nullptr) throw command_line_error{"unknown option " + std::string(token)};
         for (const std::string_view s : seen)
-            if (s == row->name) throw command_line_error{std::string(token) + " given twice"};
+            if (s == row->name && !row->repeatable) throw command_line_error{std::string(token) + " given twice"};
         seen.push_back(row->name);
         switch (row->arity) {
             case takes::nothing: row->apply(token, ""); break;

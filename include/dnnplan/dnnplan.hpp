@@ -55,6 +55,13 @@
 #include <dnnplan/preemption/process.hpp>
 #include <dnnplan/preemption/python_random.hpp>
 #include <dnnplan/preemption/sampling.hpp>
+#include <dnnplan/preemption/spot_market.hpp>
+
+#include <dnnplan/runtime/adaptive.hpp>
+#include <dnnplan/runtime/deadline_problem.hpp>
+#include <dnnplan/runtime/history.hpp>
+#include <dnnplan/runtime/policies.hpp>
+#include <dnnplan/runtime/simulate.hpp>
 #include <dnnplan/preemption/trace_replay.hpp>
 
 #include <dnnplan/search/box_sum.hpp>
@@ -69,6 +76,9 @@
 #include <dnnplan/partition/pipedream_row.hpp>
 #include <dnnplan/partition/pipeline_dp.hpp>
 
+#include <dnnplan/solve/deadline_policy/observation.hpp>
+#include <dnnplan/solve/deadline_policy/optimal.hpp>
+#include <dnnplan/solve/deadline_policy/solve.hpp>
 #include <dnnplan/solve/elastic_advisor/advisor.hpp>
 #include <dnnplan/solve/elastic_advisor/concepts.hpp>
 #include <dnnplan/solve/elastic_advisor/dlrover_brain.hpp>
@@ -105,3 +115,4 @@
 #include <dnnplan/io/bamboo_trace.hpp>
 #include <dnnplan/io/pipedream_graph.hpp>
 #include <dnnplan/io/pollux_trace.hpp>
+#include <dnnplan/io/spot_market_csv.hpp>

@@ -6,6 +6,7 @@
 // every status but optimal says why.
 
 #include <dnnplan/dnnplan.hpp>
+#include <dnnplan/io/deadline_policy_json.hpp>
 #include <dnnplan/io/elastic_advisor_json.hpp>
 #include <dnnplan/io/hybrid_plan_json.hpp>
 #include <dnnplan/io/resilience_plan_json.hpp>
@@ -227,4 +228,21 @@ TEST_CASE("result shape: the elastic advisor", "[architecture][result_shape]") {
     const auto none = dnnplan::solve(request);
     check_unplanned(none, solve_status::infeasible);
     CHECK(none.best_effort);  // the configuration it runs anyway: the fastest
+}
+
+TEST_CASE("result shape: the deadline policy's decision", "[architecture][result_shape]") {
+    // A scheduler's observation on a slice of the shared traces (tests/fixtures/spot_availability).
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/spot_availability/observation.json");
+    dnnplan::deadline_observation o = dnnplan::parse_deadline_observation(in);
+    check_planned(dnnplan::solve(o));
+    for (const auto kind : {dnnplan::deadline_policy_kind::greedy, dnnplan::deadline_policy_kind::uniform_progress,
+                            dnnplan::deadline_policy_kind::on_demand}) {
+        o.policy = kind;
+        check_planned(dnnplan::solve(o));
+    }
+    o.job.deadline_s = o.elapsed_s() + 1.0;  // not even on-demand from now makes it
+    const auto none = dnnplan::solve(o);
+    check_unplanned(none, solve_status::infeasible);
+    REQUIRE(none.best_effort);
+    CHECK(none.best_effort->action == dnnplan::deadline_action::on_demand);
 }

@@ -7,6 +7,7 @@
 // recommender.
 
 #include <dnnplan/io/core_json.hpp>
+#include <dnnplan/io/deadline_policy_json.hpp>
 #include <dnnplan/io/elastic_advisor_json.hpp>
 #include <dnnplan/io/fit_json.hpp>
 #include <dnnplan/io/hybrid_plan_json.hpp>

@@ -1,0 +1,124 @@
+#pragma once
+// What a deadline policy learns from the availability it has observed: the lengths of the spot
+// runs (ticks with spot somewhere, in a row) and of the outages (ticks without) that have ended,
+// and the age of the period in progress. Kept up to date one tick at a time, as the simulator or a
+// scheduler hands the policy its views; built from the whole history (the ticks before the job's
+// start included) on the first view or when a view does not follow the last one.
+
+#include <dnnplan/runtime/deadline_problem.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <utility>
+#include <vector>
+
+namespace dnnplan::detail::deadline {
+
+/// Completed period lengths (in ticks) as a sorted histogram: (length, count).
+class length_histogram {
+public:
+    void add(std::int64_t length) {
+        auto it = std::lower_bound(bins_.begin(), bins_.end(), std::pair<std::int64_t, std::int64_t>{length, 0},
+                                   [](const auto& a, const auto& b) { return a.first < b.first; });
+        if (it != bins_.end() && it->first == length) ++it->second;
+        else bins_.insert(it, {length, 1});
+        ++count_;
+    }
+    void remove(std::int64_t length) {
+        auto it = std::lower_bound(bins_.begin(), bins_.end(), std::pair<std::int64_t, std::int64_t>{length, 0},
+                                   [](const auto& a, const auto& b) { return a.first < b.first; });
+        if (it == bins_.end() || it->first != length) return;
+        if (--it->second == 0) bins_.erase(it);
+        --count_;
+    }
+    void clear() noexcept {
+        bins_.clear();
+        count_ = 0;
+    }
+    [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& bins() const noexcept { return bins_; }
+    [[nodiscard]] std::int64_t count() const noexcept { return count_; }
+    [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
+
+private:
+    std::vector<std::pair<std::int64_t, std::int64_t>> bins_;
+    std::int64_t count_ = 0;
+};
+
+/// The runs and outages of spot "somewhere" (in any region where a gang of N fits).
+class availability_history {
+public:
+    /// Only the periods that ended within `horizon_ticks` of now count (0: all).
+    explicit availability_history(std::int64_t horizon_ticks = 0) : horizon_(horizon_ticks) {}
+
+    /// Brings the history up to the view's tick: one step when the view follows the last one,
+    /// else a rebuild from the trace's first tick.
+    void update(const deadline_view& v) {
+        const std::size_t now = v.now();
+        if (!built_ || now != last_ + 1) rebuild(v);
+        else step(spot_somewhere(v, now));
+        last_ = now;
+    }
+    [[nodiscard]] const length_histogram& runs() const noexcept { return runs_; }
+    [[nodiscard]] const length_histogram& outages() const noexcept { return outages_; }
+    [[nodiscard]] bool up() const noexcept { return up_; }
+    /// Ticks the period in progress has lasted, this one included.
+    [[nodiscard]] std::int64_t age() const noexcept { return age_; }
+    /// Whether the period in progress began at the view's tick.
+    [[nodiscard]] bool just_changed() const noexcept { return age_ == 1; }
+
+    [[nodiscard]] static bool spot_somewhere(const deadline_view& v, std::size_t k) {
+        for (std::size_t r = 0; r < v.regions(); ++r)
+            if (v.available(r, k) >= v.job().instances) return true;
+        return false;
+    }
+
+private:
+    void rebuild(const deadline_view& v) {
+        runs_.clear();
+        outages_.clear();
+        censored_ = true;  // the first period began before the trace: its length is unknown
+        built_ = true;
+        ended_.clear();
+        tick_ = 0;
+        up_ = spot_somewhere(v, 0);
+        age_ = 1;
+        for (std::size_t k = 1; k <= v.now(); ++k) step(spot_somewhere(v, k));
+    }
+    void forget_old() {
+        if (horizon_ <= 0) return;
+        while (!ended_.empty() && tick_ - ended_.front().end_tick > horizon_) {
+            (ended_.front().up ? runs_ : outages_).remove(ended_.front().length);
+            ended_.pop_front();
+        }
+    }
+    void step(bool up) {
+        ++tick_;
+        if (up == up_) {
+            ++age_;
+            return;
+        }
+        if (!censored_) {
+            (up_ ? runs_ : outages_).add(age_);
+            ended_.push_back({tick_, age_, up_});
+        }
+        censored_ = false;
+        up_ = up;
+        age_ = 1;
+        forget_old();
+    }
+
+    struct ended_period {
+        std::int64_t end_tick, length;
+        bool up;
+    };
+    length_histogram runs_, outages_;
+    std::deque<ended_period> ended_;
+    std::int64_t horizon_ = 0, tick_ = 0;
+    bool built_ = false, censored_ = true, up_ = false;
+    std::int64_t age_ = 0;
+    std::size_t last_ = 0;
+};
+
+}  // namespace dnnplan::detail::deadline

@@ -1,0 +1,162 @@
+// The tick model and the policies: Uniform Progress and greedy stepped by hand on a small trace;
+// every runtime policy meets every deadline on-demand from the start meets, on random markets with
+// d = 0, d < g and d > g; a policy cannot read a tick it has not observed; a decision the market
+// cannot carry out is the policy's error.
+
+#include <dnnplan/runtime/adaptive.hpp>
+#include <dnnplan/runtime/policies.hpp>
+#include <dnnplan/runtime/simulate.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using dnnplan::deadline_action;
+using dnnplan::deadline_decision;
+using dnnplan::deadline_job;
+using dnnplan::deadline_market;
+
+/// Records every decision of a policy.
+template <class Policy>
+struct recorder {
+    Policy policy;
+    std::string actions;  ///< '.' wait, 's' spot, 'O' on-demand, one per tick
+    deadline_decision decide(const dnnplan::deadline_view& v) {
+        const deadline_decision d = policy.decide(v);
+        actions += d.action == deadline_action::wait ? '.' : d.action == deadline_action::spot ? 's' : 'O';
+        return d;
+    }
+};
+
+/// g = 60 s, spot at 1 USD/h, on-demand at 3 USD/h; availability 1 1 0 0 0 1 1 1 1 1 1 1.
+deadline_market hand_market() {
+    dnnplan::spot_market_trace t{.name = "hand", .gap_s = 60.0, .available = {1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1},
+                                 .spot_usd_per_h = std::vector<double>(12, 1.0), .on_demand_usd_per_h = 3.0};
+    return {.regions = {t}};
+}
+
+deadline_market random_market(std::mt19937_64& rng, std::size_t regions, std::size_t ticks, double gap_s) {
+    deadline_market m;
+    std::uniform_real_distribution<double> price(0.6, 1.8), flip(0.0, 1.0);
+    const double stay = std::uniform_real_distribution<double>(0.7, 0.98)(rng);  // runs of a random mean length
+    for (std::size_t r = 0; r < regions; ++r) {
+        dnnplan::spot_market_trace t{.name = "r" + std::to_string(r), .gap_s = gap_s, .available = {}, .spot_usd_per_h = {},
+                                     .on_demand_usd_per_h = 3.06};
+        bool up = flip(rng) < 0.5;
+        for (std::size_t k = 0; k < ticks; ++k) {
+            if (flip(rng) > stay) up = !up;
+            t.available.push_back(up ? 2 : 0);
+            t.spot_usd_per_h.push_back(price(rng));
+        }
+        m.regions.push_back(std::move(t));
+    }
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("greedy and Uniform Progress, stepped by hand", "[solve][deadline_policy][policies]") {
+    // C = 300 s (5 ticks), R = 600 s, d = 60 s (one tick). Greedy: spot at ticks 0-1 (the second
+    // finishes the changeover, the first tick of work is credited at tick 2), waits out the
+    // outage until rule 4 (the work and two changeovers, 360 s, fill the 360 s left) sends it to
+    // on-demand at tick 4, then stays there (rules 4 and 5) to finish at 540 s.
+    const deadline_market m = hand_market();
+    const deadline_job job{.work_s = 300.0, .deadline_s = 600.0, .changeover_s = 60.0};
+    recorder<dnnplan::greedy_policy> greedy;
+    const auto g = dnnplan::simulate_window(m, job, 0, greedy);
+    CHECK(greedy.actions == "ss..OOOOO");
+    CHECK(g.met);
+    CHECK(g.finish_s == 540.0);
+    CHECK(g.spot_s == 120.0);
+    CHECK(g.on_demand_s == 300.0);
+    CHECK(g.changeovers == 2);
+    CHECK(g.cost_usd == Approx(2 * 1.0 / 60.0 + 5 * 3.0 / 60.0));
+    // Uniform Progress: behind the line at tick 3 (60 s done < 180 x 300 / 600), so on-demand at
+    // once; rule 3 keeps it there (never two changeovers ahead of the line), done at 480 s.
+    recorder<dnnplan::uniform_progress_policy> up;
+    const auto u = dnnplan::simulate_window(m, job, 0, up);
+    CHECK(up.actions == "ss.OOOOO");
+    CHECK(u.met);
+    CHECK(u.finish_s == 480.0);
+    CHECK(u.on_demand_s == 300.0);
+    CHECK(u.cost_usd == Approx(2 * 1.0 / 60.0 + 5 * 3.0 / 60.0));
+    // On-demand throughout: one changeover, done at 360 s.
+    dnnplan::on_demand_policy od;
+    const auto o = dnnplan::simulate_window(m, job, 0, od);
+    CHECK(o.finish_s == 360.0);
+    CHECK(o.cost_usd == Approx(6 * 3.0 / 60.0));
+}
+
+TEST_CASE("every runtime policy meets every deadline on-demand from the start meets", "[solve][deadline_policy][policies][property]") {
+    std::mt19937_64 rng(11);
+    int met_by_all = 0, tight = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const double gap = trial % 2 == 0 ? 60.0 : 195.0;
+        const std::size_t regions = trial % 5 == 4 ? 3 : 1;
+        deadline_market m = random_market(rng, regions, 900, gap);
+        // d = 0, d < g, d = g, d > g.
+        const double changeover = std::array{0.0, 0.4 * gap, gap, 2.7 * gap}[static_cast<std::size_t>(trial % 4)];
+        const double work = gap * static_cast<double>(40 + trial % 200);
+        // From no slack at all (on-demand alone just meets it, or misses it) to plenty.
+        const int extra_ticks = trial % 3 == 0 ? (trial * 7) % 6 : (trial * 37) % 160;
+        const double deadline = work + changeover + gap * static_cast<double>(extra_ticks) - (trial % 9 == 0 ? gap : 0.0);
+        const deadline_job job{.work_s = work, .deadline_s = deadline, .changeover_s = changeover,
+                               .instances = trial % 3 == 0 ? 2 : 1, .egress_usd = regions > 1 ? 0.3 : 0.0};
+        const std::size_t start = static_cast<std::size_t>(50 + trial % 100);
+        INFO("trial " << trial << ": gap " << gap << ", work " << work << ", deadline " << deadline << ", d " << changeover);
+        dnnplan::on_demand_policy od;
+        if (!dnnplan::simulate_window(m, job, start, od).met) continue;
+        tight += deadline - work - changeover < 3 * gap ? 1 : 0;
+        dnnplan::greedy_policy greedy;
+        dnnplan::uniform_progress_policy up;
+        dnnplan::adaptive_deadline_policy adaptive;
+        CHECK(dnnplan::simulate_window(m, job, start, greedy).met);
+        CHECK(dnnplan::simulate_window(m, job, start, up).met);
+        CHECK(dnnplan::simulate_window(m, job, start, adaptive).met);
+        ++met_by_all;
+    }
+    CHECK(met_by_all > 300);
+    CHECK(tight > 10);
+}
+
+TEST_CASE("a policy sees only what has been observed", "[solve][deadline_policy][policies]") {
+    struct peeking_policy {
+        deadline_decision decide(const dnnplan::deadline_view& v) const {
+            (void)v.available(0, v.now() + 1);  // the next tick: not observed yet
+            return {deadline_action::wait, 0, ""};
+        }
+    };
+    const deadline_market m = hand_market();
+    peeking_policy peek;
+    CHECK_THROWS_AS(dnnplan::simulate_window(m, {.work_s = 60.0, .deadline_s = 300.0}, 0, peek), dnnplan::error);
+    struct history_reader {
+        deadline_decision decide(const dnnplan::deadline_view& v) const {
+            for (std::size_t k = 0; k <= v.now(); ++k) (void)v.available(0, k);  // before the start included
+            return {deadline_action::on_demand, 0, ""};
+        }
+    };
+    history_reader reader;
+    CHECK(dnnplan::simulate_window(m, {.work_s = 60.0, .deadline_s = 300.0}, 3, reader).met);
+}
+
+TEST_CASE("a decision the market cannot carry out is the policy's error", "[solve][deadline_policy][policies]") {
+    struct always_spot {
+        deadline_decision decide(const dnnplan::deadline_view&) const { return {deadline_action::spot, 0, ""}; }
+    };
+    struct elsewhere {
+        deadline_decision decide(const dnnplan::deadline_view&) const { return {deadline_action::on_demand, 4, ""}; }
+    };
+    const deadline_market m = hand_market();
+    always_spot spot;
+    elsewhere away;
+    CHECK_THROWS_AS(dnnplan::simulate_window(m, {.work_s = 600.0, .deadline_s = 700.0}, 0, spot), dnnplan::error);  // tick 2 has none
+    CHECK_THROWS_AS(dnnplan::simulate_window(m, {.work_s = 60.0, .deadline_s = 300.0}, 0, away), dnnplan::error);
+    CHECK_THROWS_AS(dnnplan::simulate_window(m, {.work_s = 60.0, .deadline_s = 300.0}, 12, spot), dnnplan::invalid_input);
+}

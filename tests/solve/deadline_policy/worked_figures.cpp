@@ -1,0 +1,67 @@
+// The worked figures of docs/solvers/deadline_policy.md on the shared traces (SkyNomad's p3.2xlarge
+// availability, tests/fixtures/spot_availability/aws-2023-02-15): greedy, Uniform Progress and the
+// hindsight optimum, with the per-tick spot prices, on-demand 3.06 USD/h, C = 48 h, N = 1. Greedy
+// and Uniform Progress are the published policies rule for rule, and the figures were given with
+// the tick model's specification (to the micro-dollar); the optimum is this library's DP, checked
+// against brute force in optimal.cpp.
+
+#include <dnnplan/io/deadline_policy_json.hpp>
+#include <dnnplan/io/spot_market_csv.hpp>
+#include <dnnplan/solve/deadline_policy/optimal.hpp>
+#include <dnnplan/runtime/policies.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string traces_dir = std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/spot_availability/aws-2023-02-15/";
+
+dnnplan::deadline_market zone(const std::string& name) {
+    static const std::map<std::string, std::vector<double>> prices = [] {
+        std::ifstream in(traces_dir + "v100_spot_prices.json");
+        return dnnplan::parse_spot_price_table(in);
+    }();
+    std::ifstream in(traces_dir + name + "_v100_1.csv");
+    dnnplan::spot_market_trace t = dnnplan::parse_spot_market_csv(in, name).trace;
+    t.spot_usd_per_h = prices.at(name + "_v100_1");
+    t.on_demand_usd_per_h = 3.06;
+    return {.regions = {t}};
+}
+
+}  // namespace
+
+TEST_CASE("worked figures: greedy, Uniform Progress and the optimum on the shared traces", "[solve][deadline_policy][figures]") {
+    struct row {
+        const char* zone;
+        std::size_t start;
+        double deadline_h, changeover_h, greedy, uniform_progress, optimal;
+    };
+    const row rows[] = {
+        {"us-west-2a", 0, 60, 0.2, 138.2355, 69.9465, 61.940775},
+        {"us-west-2a", 5000, 60, 0.2, 103.179375, 86.836425, 69.05145},
+        {"us-west-2a", 12000, 52, 0.1, 108.054375, 92.738382, 60.251647},
+        {"us-east-1f", 3000, 60, 0.2, 122.271148, 125.338628, 115.40626},
+        {"us-east-2b", 15000, 52, 0.1, 64.7088, 63.01815, 49.8576},
+    };
+    for (const row& r : rows) {
+        INFO(r.zone << " from tick " << r.start << ", R = " << r.deadline_h << " h, d = " << r.changeover_h << " h");
+        const dnnplan::deadline_market m = zone(r.zone);
+        REQUIRE(m.gap_s() == 195.0);
+        const dnnplan::deadline_job job{.work_s = 48 * 3600.0, .deadline_s = r.deadline_h * 3600.0, .changeover_s = r.changeover_h * 3600.0};
+        dnnplan::greedy_policy greedy;
+        dnnplan::uniform_progress_policy up;
+        const auto g = dnnplan::simulate_window(m, job, r.start, greedy);
+        const auto u = dnnplan::simulate_window(m, job, r.start, up);
+        const auto best = dnnplan::hindsight_optimum(m, job, r.start);
+        REQUIRE(best);
+        CHECK(g.cost_usd == Approx(r.greedy).margin(1e-6));
+        CHECK(u.cost_usd == Approx(r.uniform_progress).margin(1e-6));
+        CHECK(best->outcome.cost_usd == Approx(r.optimal).margin(1e-6));
+        CHECK((g.met && u.met && best->outcome.met));
+    }
+}
