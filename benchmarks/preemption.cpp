@@ -2,8 +2,9 @@
 // closed form against the same simulation stepping one step at a time (the reference loop,
 // bamboo_options::closed_form_steps = false) on the same traces; a 2,000-seed row of Bamboo's
 // random mode; the resilience planner on the bundled problem of resilience_plan (GPT-2 on the p3
-// trace, q = 0.9, 200 start times); a checkpoint-restart interval choice. docs/performance.md has
-// the figures and compares them with the time of Bamboo's Python simulator.
+// trace, q = 0.9, 200 start times), with and without its fallback (the deadline policy's tick
+// runs, one per Bamboo run); a checkpoint-restart interval choice. docs/performance.md has the
+// figures and compares them with the time of Bamboo's Python simulator.
 
 #include <dnnplan/io/bamboo_trace.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
@@ -66,7 +67,8 @@ void random_mode_row(benchmark::State& state) {
 }
 BENCHMARK(random_mode_row)->Arg(2000)->Unit(benchmark::kMillisecond);
 
-/// resilience_plan's bundled problem (examples/data/resilience_gpt2_p3.json), built here.
+/// resilience_plan's bundled problem (examples/data/resilience_gpt2_p3.json), built here; with
+/// the argument 0 the fallback is not evaluated (the baseline of what its policy runs cost).
 void resilience_planner(benchmark::State& state) {
     dnnplan::resilience_request request;
     request.job = {.workload = dnnplan::bamboo_workload_preset(dnnplan::bamboo_workload::gpt2),
@@ -82,6 +84,7 @@ void resilience_planner(benchmark::State& state) {
                        .max_instances = 32,
                        .preemption = dnnplan::trace_replay(trace_named(0))}};
     request.options.samples = static_cast<std::int32_t>(state.range(0));
+    request.options.spot_with_fallback = state.range(1) != 0;
     dnnplan::resilience_result result;
     for (auto _ : state) {
         result = dnnplan::solve(request);
@@ -91,7 +94,7 @@ void resilience_planner(benchmark::State& state) {
     state.SetLabel(std::string(to_string(result.status)) + ": " + (result.plan ? std::string(to_string(result.plan->strategy)) : ""));
     state.counters["simulations"] = static_cast<double>(result.details.simulations);
 }
-BENCHMARK(resilience_planner)->Arg(200)->Unit(benchmark::kMillisecond);
+BENCHMARK(resilience_planner)->Args({200, 1})->Args({200, 0})->Unit(benchmark::kMillisecond);
 
 /// The interval of greatest P(T <= D) for a 10 h job (checkpoint 6 min, restart 12 min, 0.1
 /// preemptions per hour, deadline 14 h).

@@ -101,6 +101,21 @@ expect("plan: status ${status}" status STREQUAL "feasible")
 expect("plan: strategy ${strategy}" strategy STREQUAL "redundant_computation")
 expect("plan: P ${p} below q = 0.9" p GREATER_EQUAL 0.9)
 expect("plan: ${count} strategies reported" count EQUAL 4)
+# On-demand runs the spot strategies' layout: one pipeline of 12 instances, 6,250 steps of 1.2 s,
+# 2.0833 h x 12 x 3.06 USD/h = 76.5 USD (Bamboo's 32-instance baseline cost 572.9 USD). The
+# fallback (the deadline policy) keeps the deadline on every run and costs less than on-demand.
+string(JSON od_strategy GET "${out}" details strategies 0 strategy)
+string(JSON od_instances GET "${out}" details strategies 0 instances)
+string(JSON od_usd GET "${out}" details strategies 0 expected_usd)
+string(JSON fb_strategy GET "${out}" details strategies 3 strategy)
+string(JSON fb_p GET "${out}" details strategies 3 p_meet_deadline)
+string(JSON fb_usd GET "${out}" details strategies 3 expected_usd)
+string(JSON simulations GET "${out}" details simulations)
+expect("plan: ${od_strategy} on ${od_instances} instances for ${od_usd} USD, expected on_demand on 12 for 76.5"
+       od_strategy STREQUAL "on_demand" AND od_instances EQUAL 12 AND od_usd GREATER 76.4999 AND od_usd LESS 76.5001)
+expect("plan: ${fb_strategy} P ${fb_p} for ${fb_usd} USD, expected spot_with_fallback, 1, 64.72 (below on-demand's 76.5)"
+       fb_strategy STREQUAL "spot_with_fallback" AND fb_p EQUAL 1 AND fb_usd GREATER 64.71 AND fb_usd LESS 64.73)
+expect("plan: ${simulations} simulations, expected 800 (2 pipeline counts x 200 runs x Bamboo and the policy)" simulations EQUAL 800)
 file(READ "${work}/plan.svg" svg)
 string(FIND "${svg}" "<svg" at)
 expect("plan --svg: no picture" at EQUAL 0)
@@ -113,7 +128,7 @@ expect_printed("plan (text)" "status: feasible" "redundant_computation" "spot_wi
 # A problem file whose trace is read relative to it; then a q nothing meets (a status, exit 0).
 file(COPY "${FIXTURES}/bamboo/g4dn-trace.csv" DESTINATION "${work}")
 set(problem [=[{
-  "job": {"workload": "vgg", "work_samples": 1500000, "deadline_h": 4, "probability": 0.9, "checkpoint_h": 0.05},
+  "job": {"workload": "vgg", "work_samples": 1500000, "deadline_h": 8, "probability": 0.9, "checkpoint_h": 0.05},
   "offers": [{"name": "g4dn.12xlarge", "spot_usd_per_h": 1.17, "on_demand_usd_per_h": 3.91, "max_instances": 24,
               "preemption": {"trace_csv": "g4dn-trace.csv"}}],
   "options": {"samples": 40}
@@ -135,9 +150,10 @@ expect("plan with \"model\" (deprecated): exit code ${code}" code EQUAL 0)
 string(JSON a GET "${plan_file_out}" objective_value)
 string(JSON b GET "${out}" objective_value)
 expect("plan with \"model\" (deprecated): ${b}, expected ${a}" a STREQUAL b)
-# Half an hour: VGG's fastest configuration needs 2.98 h without a preemption, on-demand 2.39 h:
-# proven infeasible (a status, exit 0), the likeliest configuration named.
-string(REPLACE "\"deadline_h\": 4" "\"deadline_h\": 0.5" impossible "${problem}")
+# Half an hour: VGG's fastest pipeline layout needs 2.98 h without a preemption (on spot or
+# on-demand), checkpoint-restart's layout 2.39 h: proven infeasible (a status, exit 0), the
+# likeliest configuration named.
+string(REPLACE "\"deadline_h\": 8" "\"deadline_h\": 0.5" impossible "${problem}")
 file(WRITE "${work}/impossible.json" "${impossible}")
 run(plan "${work}/impossible.json" --json)
 expect("plan (infeasible): exit code ${code}" code EQUAL 0)

@@ -30,7 +30,7 @@ constexpr std::string_view resilience_request_text = R"({
                                          {"time_ms": 60000, "event": "remove", "node": "a"}],
                               "end_ms": 3600000}}}
   ],
-  "options": {"samples": 20, "budget": {"max_evaluations": 5000}}
+  "options": {"samples": 20, "fallback_tick_s": 30, "budget": {"max_evaluations": 5000}}
 })";
 
 /// The field a malformed request names.
@@ -69,6 +69,7 @@ TEST_CASE("a resilience request reads every process kind and a preset by name, a
     CHECK(trace.end_ms() == 3'600'000);
     CHECK(trace.removals() == 1);
     CHECK(r.options.samples == 20);
+    CHECK(r.options.fallback_tick_s == 30.0);
     CHECK(r.options.budget.max_evaluations == 5000);
 
     const auto back = dnnplan::parse_resilience_request(dnnplan::to_json_text(r));
@@ -146,6 +147,7 @@ TEST_CASE("malformed resilience requests name the field", "[io][json][resilience
     CHECK(field_of_request(with(text, R"("end_ms": 3600000)", R"("end_ms": 1)")) == "offers[2].preemption.trace.end_ms");
     CHECK(field_of_request(with(text, R"("samples": 20)", R"("samples": 0)")) == "options.samples");
     CHECK(field_of_request(with(text, R"("samples": 20)", R"("sample": 20)")) == "options.sample");
+    CHECK(field_of_request(with(text, R"("fallback_tick_s": 30)", R"("fallback_tick_s": 0)")) == "options.fallback_tick_s");
     CHECK(field_of_request(with(text, R"("offers": [)", R"("offers": [], "x": [)")) == "x");
     CHECK_THROWS_AS(dnnplan::parse_resilience_request(std::string_view("{\"job\": ")), dnnplan::parse_error);
 }

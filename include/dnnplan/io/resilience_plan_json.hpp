@@ -14,8 +14,9 @@
 //   resilience_job:      {"workload" (deprecated spelling, still read: "model"), "work_samples", "deadline_h",
 //                         "probability"?, "checkpoint_h", "restart_h"?}
 //   resilience_offer:    {"name", "spot_usd_per_h", "on_demand_usd_per_h", "speed"?, "max_instances"?, "preemption"}
-//   resilience_options:  {"samples"?, "horizon_deadlines"?, "instance_ready_ms"?, "checkpoint_restart"?,
-//                         "redundant_computation"?, "spot_with_fallback"?, "budget"?: search_budget}
+//   resilience_options:  {"samples"?, "horizon_deadlines"?, "instance_ready_ms"?, "fallback_tick_s"?,
+//                         "checkpoint_restart"?, "redundant_computation"?, "spot_with_fallback"?,
+//                         "budget"?: search_budget}
 //   resilience_request:  {"job", "offers": [resilience_offer], "options"?}            then validate
 //   resilience_result:   the result shape; plan resilience_candidate {"strategy", "offer", "instances",
 //                        "pipelines", "checkpoint_interval_h" (null: not checkpointing), "p_meet_deadline",
@@ -189,6 +190,7 @@ struct json_fields<resilience_options> {
         optional("samples", &resilience_options::samples),
         optional("horizon_deadlines", &resilience_options::horizon_deadlines),
         optional("instance_ready_ms", &resilience_options::instance_ready_ms),
+        optional("fallback_tick_s", &resilience_options::fallback_tick_s),
         optional("checkpoint_restart", &resilience_options::checkpoint_restart),
         optional("redundant_computation", &resilience_options::redundant_computation),
         optional("spot_with_fallback", &resilience_options::spot_with_fallback),

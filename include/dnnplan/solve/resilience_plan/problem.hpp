@@ -3,7 +3,8 @@
 // workload, its work, a deadline and the probability of meeting it) and a market (instance offers with
 // spot and on-demand prices and a preemption process each); the answer is the cheapest expected
 // cost among on-demand, spot with checkpoint-restart, spot with Bamboo's redundant computation
-// and spot with an on-demand fallback whose probability of meeting the deadline is at least q.
+// and spot with an on-demand fallback (the runtime deadline policy) whose probability of meeting
+// the deadline is at least q.
 // docs/solvers/resilience_plan.md.
 
 #include <dnnplan/core/enum_text.hpp>
@@ -25,10 +26,10 @@
 namespace dnnplan {
 
 enum class resilience_strategy {
-    on_demand,              ///< the workload's on-demand layout on on-demand instances: no preemption
-    checkpoint_restart,     ///< the same layout on spot instances, checkpointing at the best interval
+    on_demand,              ///< P pipelines of S instances (the spot strategies' layout) on on-demand instances: no preemption
+    checkpoint_restart,     ///< the workload's on-demand layout on spot instances, checkpointing at the best interval
     redundant_computation,  ///< Bamboo: P pipelines of S spot instances with redundant computation
-    spot_with_fallback,     ///< redundant computation until the slack left equals the on-demand time, then on-demand
+    spot_with_fallback,     ///< the runtime deadline policy on P pipelines of S instances: spot, waiting or on-demand, tick by tick
 };
 
 template <>
@@ -63,15 +64,16 @@ struct resilience_offer {
 };
 
 /// The job: a pipeline workload in Bamboo's terms (stages, step time by pipelines, samples per
-/// step, and the on-demand layout it is compared with), the samples to train, the deadline and the
+/// step, and an on-demand layout: Bamboo's baseline, which checkpoint-restart runs; on-demand and
+/// the fallback run the pipeline layouts), the samples to train, the deadline and the
 /// probability of meeting it, and the checkpoint-restart costs.
 struct resilience_job {
     bamboo_workload_spec workload = bamboo_workload_preset(bamboo_workload::gpt2);
     double work_samples = 0.0;
     double deadline_h = 0.0;
     double probability = 0.9;   ///< q in (0, 1]
-    double checkpoint_h = 0.0;  ///< delta: writing one checkpoint (also the hand-over to on-demand)
-    double restart_h = 0.0;     ///< R: restarting from a checkpoint once the instances are back
+    double checkpoint_h = 0.0;  ///< delta: writing one checkpoint (also part of the fallback's changeover)
+    double restart_h = 0.0;     ///< R: restarting from a checkpoint once the instances are back (also part of it)
 
     void validate(std::string_view path = "job") const {
         const std::string p = detail::field_prefix(path);
@@ -93,6 +95,11 @@ struct resilience_options {
     /// finishing later than every finished one (the time and cost intervals say "beyond").
     double horizon_deadlines = 3.0;
     std::int64_t instance_ready_ms = 45'000;  ///< an added instance is ready after it (Bamboo's 45 s)
+    /// The fallback's tick (the deadline policy's gap g, s): the policy sees the live instances and
+    /// decides every tick; every tick it runs is billed in full. 60 s: shorter than a changeover
+    /// (delta + R + instance_ready_ms) and about a lost instance's replacement, so that short
+    /// outages are seen; a 6 h deadline is 360 ticks.
+    double fallback_tick_s = 60.0;
     /// The spot strategies evaluated (on-demand is always: it is the reference).
     bool checkpoint_restart = true, redundant_computation = true, spot_with_fallback = true;
     /// max_evaluations: simulated runs at most (limit samples); max_nodes: configurations
@@ -106,6 +113,8 @@ struct resilience_options {
         if (!(horizon_deadlines >= 1.0) || !std::isfinite(horizon_deadlines))
             throw invalid_input(p + "horizon_deadlines", detail::format_number(horizon_deadlines), "a finite number >= 1");
         detail::require_at_least(p + "instance_ready_ms", instance_ready_ms, 0);
+        if (!(fallback_tick_s >= 1.0) || !std::isfinite(fallback_tick_s))
+            throw invalid_input(p + "fallback_tick_s", detail::format_number(fallback_tick_s), "a finite number of seconds >= 1");
         budget.validate(p + "budget");
     }
 };
@@ -128,8 +137,8 @@ struct resilience_request {
 struct resilience_candidate {
     resilience_strategy strategy = resilience_strategy::on_demand;
     std::string offer{};
-    std::int32_t instances = 0;                 ///< requested (P S for redundant computation)
-    std::int32_t pipelines = 0;                 ///< redundant computation and the fallback's spot phase
+    std::int32_t instances = 0;                 ///< requested: P S, or N for checkpoint-restart
+    std::int32_t pipelines = 0;                 ///< P; 0 for checkpoint-restart
     std::optional<double> checkpoint_interval_h{};  ///< checkpoint-restart
     double p_meet_deadline = 0.0;               ///< P(T <= D)
     double p_error = 0.0;                       ///< its 95% half width (simulated) or error bound (exact)

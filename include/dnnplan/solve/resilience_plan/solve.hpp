@@ -2,20 +2,24 @@
 // The resilience planner: for a job and a market of instance offers, each with its own preemption
 // process, every strategy on every offer is evaluated and the cheapest expected cost with
 // P(finish by the deadline) >= q wins (solve/resilience_plan/problem.hpp has the types):
-// - on_demand: the workload's on-demand layout (N instances, its step time) on on-demand
-//   instances; no preemption, so the time is exact.
-// - checkpoint_restart: the same layout on spot instances, any of the N lost interrupting the job,
-//   at the rate N lambda (lambda: the process's preemptions per instance-hour), each restart costing
+// - on_demand: each pipeline layout the spot strategies run (P pipelines of S instances at the
+//   table's step time for P) on on-demand instances; no preemption, so the time is exact.
+// - checkpoint_restart: the workload's on-demand layout (N instances at its step time) on spot
+//   instances, any of the N lost interrupting the job, at the rate N lambda (lambda: the
+//   process's preemptions per instance-hour), each restart costing
 //   R plus an instance's time to be ready; the interval that maximises P(T <= D), and the exact
 //   E[T] and P(T <= D) of the checkpoint planner (solve/resilience_plan/checkpoint.hpp) under
 //   Poisson preemptions (for another process, at its mean rate).
 // - redundant_computation: P pipelines of S spot instances (P S requested), simulated with
 //   Bamboo's rules (preemption/bamboo_simulator.hpp) on `samples` realisations of the process.
-// - spot_with_fallback: the same runs, but when the slack left falls to the on-demand time of the
-//   remaining work (plus a checkpoint and a restart to hand over), the job moves to on-demand: the
-//   deadline is kept by construction whenever on-demand alone keeps it, at the cost the runs give.
+// - spot_with_fallback: the runtime deadline policy (runtime/adaptive.hpp) on each
+//   pipeline layout, tick by tick on each realisation of the process (spot when all P S instances
+//   are live, else it waits or runs the same layout on on-demand), with a warm-up of one deadline
+//   of the realisation before the job to learn from; its safety net keeps every deadline that
+//   on-demand from the start keeps.
 // Cost is what the instances are billed while the job holds them: spot per live instance from its
-// addition (Bamboo's billing), on-demand per instance-hour. The choice: the cheapest expected cost
+// addition (Bamboo's billing), on-demand per instance-hour; the fallback's, every tick it runs for
+// its P S instances (the tick model's billing). The choice: the cheapest expected cost
 // among the configurations with P(T <= D) >= q (feasible); none: no_plan_found with the
 // configuration of highest P(T <= D) as best_effort, or infeasible where no configuration can
 // meet q (proven). docs/solvers/resilience_plan.md.
@@ -27,6 +31,9 @@
 #include <dnnplan/search/search_core.hpp>
 #include <dnnplan/solve/resilience_plan/checkpoint.hpp>
 #include <dnnplan/solve/resilience_plan/problem.hpp>
+#include <dnnplan/runtime/adaptive.hpp>
+#include <dnnplan/runtime/deadline_problem.hpp>
+#include <dnnplan/runtime/simulate.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -35,6 +42,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace dnnplan {
@@ -51,23 +59,27 @@ inline void apply(resilience_candidate& c, const sample_summary& s) {
     c.usd = s.cost;
 }
 
-/// The spot cost of a run up to `until_ms` (its price series integrated).
-[[nodiscard]] inline double spot_cost_until(const bamboo_run& run, std::int64_t until_ms) {
-    double usd = 0.0;
-    for (std::size_t i = 0; i < run.prices.size(); ++i) {
-        const std::int64_t from = run.prices[i].first;
-        const std::int64_t to = i + 1 < run.prices.size() ? std::min(run.prices[i + 1].first, until_ms) : until_ms;
-        if (to > from) usd += run.prices[i].second * static_cast<double>(to - from) / 3.6e6;
-    }
-    return usd;
-}
-
+/// The job on an offer: its steps, and the workload's on-demand layout (checkpoint-restart's).
 struct job_figures {
     std::int64_t target_steps = 0;
-    double on_demand_step_h = 0.0;   // one step of the on-demand layout on this offer
-    double on_demand_h = 0.0;        // the whole job on on-demand
+    double on_demand_step_h = 0.0;   // one step of the workload's on-demand layout on this offer
+    double on_demand_h = 0.0;        // the whole job on that layout
     std::int32_t on_demand_instances = 0;
 };
+
+/// A pipeline layout: P pipelines of S instances at the table's step time for P on the offer
+/// (Bamboo's options' row, divided by the speed and rounded to the ms). Redundant computation runs
+/// it on spot; on-demand and the fallback run the same instances at the same step time.
+struct pipeline_layout {
+    std::int32_t pipelines = 0;
+    std::int32_t instances = 0;
+    double step_s = 0.0;
+};
+
+[[nodiscard]] inline pipeline_layout layout_of(const bamboo_options& b, std::int32_t pipelines) {
+    return {.pipelines = pipelines, .instances = pipelines * b.workload.stages,
+            .step_s = static_cast<double>(b.workload.step_ms[static_cast<std::size_t>(pipelines - 1)]) / 1000.0};
+}
 
 [[nodiscard]] inline job_figures figures_of(const resilience_job& job, const resilience_offer& offer) {
     job_figures f;
@@ -76,50 +88,6 @@ struct job_figures {
     f.on_demand_h = static_cast<double>(f.target_steps) * f.on_demand_step_h;
     f.on_demand_instances = job.workload.on_demand_instances;
     return f;
-}
-
-/// The fallback's outcome of one spot run: (T, cost). The run moves to on-demand when the slack
-/// left, D - t, falls to what on-demand needs for the rest, handover + remaining steps x its step
-/// time; only once the slack has been above that (so that the move keeps the deadline): a job that
-/// on-demand could not finish in time from where it stands stays on spot. Progress is known step
-/// by step: the run records a point after every step and after every run of steps advanced in
-/// closed form, whose steps are evenly spaced from the point before it (bamboo_run::progress), so
-/// a run of n steps is expanded into its n step times.
-[[nodiscard]] inline std::pair<double, double> fallback_outcome(const bamboo_run& run, const resilience_job& job,
-                                                                const resilience_offer& offer, const job_figures& f) {
-    const double handover_h = job.checkpoint_h + job.restart_h;
-    const double od_usd_per_h = static_cast<double>(f.on_demand_instances) * offer.on_demand_usd_per_h;
-    std::int64_t done = 0;
-    double from_h = 0.0;
-    bool armed = false;
-    const auto need_h = [&] { return handover_h + static_cast<double>(f.target_steps - done) * f.on_demand_step_h; };
-    const auto moved = [&](double at_h) {
-        return std::pair{at_h + need_h(), spot_cost_until(run, static_cast<std::int64_t>(std::ceil(at_h * 3.6e6))) + need_h() * od_usd_per_h};
-    };
-    // On [from_h, to_h) with `done` steps: the slack falls from D - from_h; the move is at D - need.
-    const auto crossing = [&](double to_h) -> std::optional<double> {
-        const double at_h = job.deadline_h - need_h();
-        if (job.deadline_h - from_h > need_h()) armed = true;
-        if (armed && at_h < to_h) return std::max(at_h, from_h);
-        return std::nullopt;
-    };
-    std::int64_t previous_ms = 0, previous_steps = 0;
-    for (const auto& [t_ms, steps] : run.progress) {
-        const std::int64_t n = steps - previous_steps;  // >= 1; evenly spaced when > 1
-        for (std::int64_t j = 1; j <= n; ++j) {
-            const std::int64_t step_ms = j == n ? t_ms : previous_ms + (t_ms - previous_ms) / n * j;
-            const double t_h = static_cast<double>(step_ms) / 3.6e6;
-            if (const auto at = crossing(t_h)) return moved(*at);
-            done = previous_steps + j;
-            from_h = t_h;
-            if (done >= f.target_steps) return {t_h, spot_cost_until(run, step_ms)};
-        }
-        previous_ms = t_ms;
-        previous_steps = steps;
-    }
-    // No more progress in the run (it ended at its horizon): the move when the slack runs out.
-    if (const auto at = crossing(std::numeric_limits<double>::infinity())) return moved(*at);
-    return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
 }
 
 /// A configuration evaluated: its candidate; whether it is proven unable to meet q (its time
@@ -162,13 +130,16 @@ private:
     search_budget budget_;
 };
 
-/// On-demand: exact, no preemption.
-[[nodiscard]] inline evaluated on_demand_candidate(const resilience_job& job, const resilience_offer& offer, const job_figures& f) {
-    resilience_candidate c{.strategy = resilience_strategy::on_demand, .offer = offer.name, .instances = f.on_demand_instances};
-    const double usd = f.on_demand_h * static_cast<double>(f.on_demand_instances) * offer.on_demand_usd_per_h;
-    c.p_meet_deadline = f.on_demand_h <= job.deadline_h ? 1.0 : 0.0;
-    c.expected_h = f.on_demand_h;
-    c.time_h = {f.on_demand_h, f.on_demand_h};
+/// On-demand: a pipeline layout on on-demand instances; exact, no preemption.
+[[nodiscard]] inline evaluated on_demand_candidate(const resilience_job& job, const resilience_offer& offer, const job_figures& f,
+                                                   const pipeline_layout& l) {
+    resilience_candidate c{.strategy = resilience_strategy::on_demand, .offer = offer.name, .instances = l.instances,
+                           .pipelines = l.pipelines};
+    const double h = static_cast<double>(f.target_steps) * l.step_s / 3600.0;
+    const double usd = h * static_cast<double>(l.instances) * offer.on_demand_usd_per_h;
+    c.p_meet_deadline = h <= job.deadline_h ? 1.0 : 0.0;
+    c.expected_h = h;
+    c.time_h = {h, h};
     c.expected_usd = usd;
     c.usd = {usd, usd};
     c.note = "exact: no preemption";
@@ -192,7 +163,7 @@ private:
     return {quantile(0.025), quantile(0.975)};
 }
 
-/// Checkpoint-restart: the on-demand layout on spot, the interval of greatest P(T <= D) of the
+/// Checkpoint-restart: the workload's on-demand layout on spot, the interval of greatest P(T <= D) of the
 /// checkpoint planner under Poisson preemptions at the process's mean rate (exact figures).
 [[nodiscard]] inline evaluated checkpoint_candidate(const resilience_job& job, const resilience_offer& offer, const job_figures& f,
                                                     const resilience_options& o, std::int64_t horizon_ms) {
@@ -234,7 +205,7 @@ private:
 /// Bamboo's options for the offer's runs: the workload's step times divided by its speed, up to
 /// the horizon or the job's steps.
 [[nodiscard]] inline bamboo_options simulation_options(const resilience_job& job, const resilience_offer& offer, const job_figures& f,
-                                                       const resilience_options& o, std::int64_t horizon_ms, bool fallback) {
+                                                       const resilience_options& o, std::int64_t horizon_ms) {
     bamboo_options b;
     b.workload = job.workload;
     for (auto& ms : b.workload.step_ms) ms = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(static_cast<double>(ms) / offer.speed)));
@@ -244,7 +215,6 @@ private:
     b.spot_usd_per_h = offer.spot_usd_per_h;
     b.on_demand_usd_per_h = offer.on_demand_usd_per_h;
     b.beyond_table = beyond_step_table::use_last_row;
-    b.record_series = fallback;
     return b;
 }
 
@@ -257,75 +227,175 @@ private:
     return {.candidate = std::move(c), .cannot_meet = min_time_h > job.deadline_h, .cost_estimate = s.expected_cost_estimate};
 }
 
-/// Redundant computation with P pipelines (P S spot instances) on `samples` realisations of the
-/// offer's process, and the fallback on the same runs. A run's steps take at least the fastest
-/// row of the table; the fallback's, at least the faster of that and on-demand's step.
+/// Realisation k of the offer's process for the fallback: its events from the start of a warm-up
+/// before the job, and the job's start among them (ms).
+struct warmed_realisation {
+    instance_trace events{};
+    std::int64_t start_ms = 0;
+};
+
+/// The process over the warm-up and the horizon after it, the job starting after the warm-up
+/// (seed k + 1, as sampling::realisation); for a trace, the start times of sampling::realisation
+/// (offset_k = span k / (samples - 1), span = max(0, end - D)) with what of the trace precedes
+/// each, up to the warm-up (the first start has none), so that the jobs start where redundant
+/// computation's runs do.
+[[nodiscard]] inline warmed_realisation fallback_realisation(const preemption_process_variant& model, std::int32_t capacity,
+                                                             std::int64_t horizon_ms, std::int64_t deadline_ms, std::int64_t warmup_ms,
+                                                             std::int32_t k, std::int32_t samples) {
+    if (const auto* trace = std::get_if<trace_replay>(&model)) {
+        const std::int64_t span = std::max<std::int64_t>(0, trace->end_ms() - deadline_ms);
+        const std::int64_t offset = samples > 1 ? span * k / (samples - 1) : 0;
+        const std::int64_t from = std::max<std::int64_t>(0, offset - warmup_ms);
+        const trace_replay window(sampling::trace_window(trace->trace(), from));
+        return {window.events(capacity, offset - from + horizon_ms, 0), offset - from};
+    }
+    const auto seed = static_cast<std::uint64_t>(k) + 1;
+    return {std::visit([&](const auto& p) { return p.events(capacity, warmup_ms + horizon_ms, seed); }, model), warmup_ms};
+}
+
+/// The fallback on one pipeline layout: the deadline policy's tick job (work: the job's steps at
+/// the layout's step time; deadline D; changeover: a checkpoint, a restart and an instance's
+/// readiness, delta + R + r, paid by every run it starts; a gang of the layout's P S instances)
+/// and a one-region market at the offer's prices whose availability each realisation refills.
+class fallback_runner {
+public:
+    fallback_runner(const resilience_request& request, const resilience_offer& offer, const job_figures& f, const pipeline_layout& l,
+                    std::int64_t horizon_ms)
+        : horizon_ms_(horizon_ms), gap_ms_(request.options.fallback_tick_s * 1000.0), spot_usd_per_h_(offer.spot_usd_per_h) {
+        const resilience_job& job = request.job;
+        job_ = {.work_s = static_cast<double>(f.target_steps) * l.step_s,
+                .deadline_s = job.deadline_h * 3600.0,
+                .changeover_s = (job.checkpoint_h + job.restart_h) * 3600.0 + static_cast<double>(request.options.instance_ready_ms) / 1000.0,
+                .instances = l.instances};
+        market_.regions.push_back({.name = offer.name, .gap_s = request.options.fallback_tick_s,
+                                   .on_demand_usd_per_h = offer.on_demand_usd_per_h});
+    }
+
+    [[nodiscard]] const deadline_job& job() const noexcept { return job_; }
+
+    /// (T h, cost USD) of the default policy's run on `r`, both +inf when it ends unfinished.
+    [[nodiscard]] std::pair<double, double> outcome(const warmed_realisation& r) {
+        const std::size_t start = live_counts(r);
+        adaptive_deadline_policy policy;
+        const deadline_outcome out = simulate_window(market_, job_, start, policy);
+        if (!out.finished) return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+        return {out.finish_s / 3600.0, out.cost_usd};
+    }
+
+private:
+    /// The live instances at each tick: tick j at start - (s - j) g, s the whole ticks of warm-up
+    /// before the start (returned: the start tick), up to the first tick at or past the horizon
+    /// after the start. The count of tick j > 0 is the fewest live over (t_{j-1}, t_j]: an
+    /// instance lost and replaced between two ticks interrupted the gang (the tick model's
+    /// preemption at tick j), which the count at the instant would hide.
+    std::size_t live_counts(const warmed_realisation& r) {
+        spot_market_trace& t = market_.regions.front();
+        const auto history = static_cast<std::size_t>(std::floor(static_cast<double>(r.start_ms) / gap_ms_));
+        const auto after = static_cast<std::size_t>(std::ceil(static_cast<double>(horizon_ms_) / gap_ms_));
+        t.available.assign(history + after + 1, 0);
+        t.spot_usd_per_h.assign(t.available.size(), spot_usd_per_h_);
+        std::size_t e = 0;
+        std::int32_t live = 0;
+        const auto& events = r.events.events;
+        for (std::size_t j = 0; j < t.available.size(); ++j) {
+            const double at_ms = static_cast<double>(r.start_ms) - (static_cast<double>(history) - static_cast<double>(j)) * gap_ms_;
+            std::int32_t least = live;
+            for (; e < events.size() && static_cast<double>(events[e].time_ms) <= at_ms; ++e) {
+                live += events[e].kind == instance_event_kind::add ? 1 : -1;
+                least = std::min(least, live);
+            }
+            t.available[j] = j == 0 ? live : least;
+        }
+        return history;
+    }
+
+    deadline_job job_{};
+    deadline_market market_{};
+    std::int64_t horizon_ms_;
+    double gap_ms_;
+    double spot_usd_per_h_;
+};
+
+/// Redundant computation on a pipeline layout (P S spot instances) on `samples` realisations of
+/// the offer's process, and the fallback on the same layout on the same realisations with a
+/// warm-up before them. A Bamboo run's steps take at least the fastest row of the table; the
+/// fallback's run, at least its work and one changeover.
 inline void simulate_pipelines(comparison& cmp, const resilience_request& request, const resilience_offer& offer,
-                               const job_figures& f, const bamboo_options& b, std::int32_t pipelines, bool fallback) {
+                               const job_figures& f, const bamboo_options& b, const pipeline_layout& l) {
     const resilience_job& job = request.job;
     const resilience_options& o = request.options;
-    const std::int32_t capacity = pipelines * job.workload.stages;
     const auto horizon_ms = *b.duration_ms;
     const auto deadline_ms = static_cast<std::int64_t>(std::ceil(job.deadline_h * 3.6e6));
+    std::optional<fallback_runner> fallback;
+    if (o.spot_with_fallback) fallback.emplace(request, offer, f, l, horizon_ms);
     std::vector<double> rc_times, rc_costs, fb_times, fb_costs;
     for (std::int32_t k = 0; k < o.samples; ++k) {
-        const instance_trace events = sampling::realisation(offer.preemption, capacity, horizon_ms, deadline_ms, k, o.samples);
-        const bamboo_run run = simulate_bamboo(events, b);
-        ++cmp.simulations;
-        const bool finished = run.status == bamboo_status::completed && run.steps >= f.target_steps;
-        rc_times.push_back(finished ? run.end_h : std::numeric_limits<double>::infinity());
-        rc_costs.push_back(finished ? run.usd_per_h * run.end_h : std::numeric_limits<double>::infinity());
+        if (o.redundant_computation) {
+            const instance_trace events = sampling::realisation(offer.preemption, l.instances, horizon_ms, deadline_ms, k, o.samples);
+            const bamboo_run run = simulate_bamboo(events, b);
+            ++cmp.simulations;
+            const bool finished = run.status == bamboo_status::completed && run.steps >= f.target_steps;
+            rc_times.push_back(finished ? run.end_h : std::numeric_limits<double>::infinity());
+            rc_costs.push_back(finished ? run.usd_per_h * run.end_h : std::numeric_limits<double>::infinity());
+        }
         if (fallback) {
-            const auto [t, usd] = fallback_outcome(run, job, offer, f);
+            // The warm-up: one deadline of the process before the job (docs: "Spot with an on-demand fallback").
+            const auto [t, usd] =
+                fallback->outcome(fallback_realisation(offer.preemption, l.instances, horizon_ms, deadline_ms, deadline_ms, k, o.samples));
+            ++cmp.simulations;
             fb_times.push_back(t);
             fb_costs.push_back(usd);
         }
     }
-    const double fastest_step_h = static_cast<double>(*std::min_element(b.workload.step_ms.begin(), b.workload.step_ms.end())) / 3.6e6;
-    const double min_spot_h = static_cast<double>(f.target_steps) * fastest_step_h;
-    const std::string how = std::to_string(o.samples) + " simulated runs of Bamboo's rules";
+    const std::string runs = std::to_string(o.samples) + " simulated runs of ";
     if (o.redundant_computation) {
+        const double fastest_step_h = static_cast<double>(*std::min_element(b.workload.step_ms.begin(), b.workload.step_ms.end())) / 3.6e6;
         evaluated e = simulated_candidate({.strategy = resilience_strategy::redundant_computation, .offer = offer.name,
-                                           .instances = capacity, .pipelines = pipelines},
-                                          std::move(rc_times), std::move(rc_costs), job, min_spot_h);
-        e.candidate.note = how;
+                                           .instances = l.instances, .pipelines = l.pipelines},
+                                          std::move(rc_times), std::move(rc_costs), job, static_cast<double>(f.target_steps) * fastest_step_h);
+        e.candidate.note = runs + "Bamboo's rules";
         cmp.all.push_back(std::move(e));
     }
     if (fallback) {
-        const double min_h = static_cast<double>(f.target_steps) * std::min(fastest_step_h, f.on_demand_step_h);
+        const deadline_job& tick = fallback->job();
         evaluated e = simulated_candidate({.strategy = resilience_strategy::spot_with_fallback, .offer = offer.name,
-                                           .instances = capacity, .pipelines = pipelines},
-                                          std::move(fb_times), std::move(fb_costs), job, min_h);
-        e.candidate.note = how + ", moved to " + std::to_string(f.on_demand_instances) +
-                           " on-demand instances when the slack left is the on-demand time";
+                                           .instances = l.instances, .pipelines = l.pipelines},
+                                          std::move(fb_times), std::move(fb_costs), job, (tick.work_s + tick.changeover_s) / 3600.0);
+        e.candidate.note = runs + "the default deadline policy on " + detail::format_significant(o.fallback_tick_s) +
+                           " s ticks: spot while all " + std::to_string(l.instances) +
+                           " instances are live, else waiting or the same layout on on-demand";
         cmp.all.push_back(std::move(e));
     }
 }
 
-/// Every strategy on one offer, within the budget. On-demand and checkpoint-restart run the
-/// on-demand layout (on on-demand and on spot instances), and the fallback moves to it: they need
-/// it within the offer's quota; redundant computation needs only its pipelines' instances.
-/// Returns false when the budget stopped the comparison before the offer's first configuration.
+/// Every strategy on one offer, within the budget: on-demand on each pipeline layout the quota
+/// holds (P S <= max_instances, P up to the table's rows), checkpoint-restart on the workload's
+/// on-demand layout when the quota holds it, then redundant computation and the fallback on each
+/// layout. Returns false when the budget stopped the comparison before the offer's first
+/// configuration, or before one of its exact candidates.
 [[nodiscard]] inline bool evaluate_offer(comparison& cmp, const resilience_request& request, const resilience_offer& offer) {
     const resilience_job& job = request.job;
     const resilience_options& o = request.options;
     const job_figures f = figures_of(job, offer);
-    const bool layout_fits = f.on_demand_instances <= offer.max_instances;
     const auto horizon_ms = static_cast<std::int64_t>(std::ceil(job.deadline_h * o.horizon_deadlines * 3.6e6));
+    const bamboo_options b = simulation_options(job, offer, f, o, horizon_ms);
     if (!cmp.within_budget(0)) return false;
-    if (layout_fits) cmp.all.push_back(on_demand_candidate(job, offer, f));
-    const bool fallback = o.spot_with_fallback && layout_fits;
-    if (o.checkpoint_restart && layout_fits && std::isfinite(sampling::rate_of(offer.preemption))) {
+    std::vector<pipeline_layout> layouts;
+    for (std::int32_t pipelines = 1; pipelines <= static_cast<std::int32_t>(job.workload.step_ms.size()); ++pipelines)
+        if (pipelines * job.workload.stages <= offer.max_instances) layouts.push_back(layout_of(b, pipelines));
+    for (const pipeline_layout& l : layouts) {
+        if (!cmp.within_budget(0)) return false;
+        cmp.all.push_back(on_demand_candidate(job, offer, f, l));
+    }
+    if (o.checkpoint_restart && f.on_demand_instances <= offer.max_instances && std::isfinite(sampling::rate_of(offer.preemption))) {
         if (!cmp.within_budget(0)) return false;
         cmp.all.push_back(checkpoint_candidate(job, offer, f, o, horizon_ms));
     }
-    if (!o.redundant_computation && !fallback) return true;
-    const bamboo_options b = simulation_options(job, offer, f, o, horizon_ms, fallback);
-    const auto rows = static_cast<std::int32_t>(job.workload.step_ms.size());
-    for (std::int32_t pipelines = 1; pipelines <= rows; ++pipelines) {
-        if (pipelines * job.workload.stages > offer.max_instances) break;
-        if (!cmp.within_budget(o.samples)) break;
-        simulate_pipelines(cmp, request, offer, f, b, pipelines, fallback);
+    const std::int64_t runs = std::int64_t{o.samples} * ((o.redundant_computation ? 1 : 0) + (o.spot_with_fallback ? 1 : 0));
+    if (runs == 0) return true;
+    for (const pipeline_layout& l : layouts) {
+        if (!cmp.within_budget(runs)) break;
+        simulate_pipelines(cmp, request, offer, f, b, l);
     }
     return true;
 }
