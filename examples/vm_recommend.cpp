@@ -174,93 +174,105 @@ double tick_step(double lo, double hi) {
     return ratio > 25 ? step * 5 : ratio > 10 ? step * 2 : step;
 }
 
+/// The plot's frame: data ranges rounded out to whole ticks, and the area they map to.
+struct svg_frame {
+    double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1, x_step = 1, y_step = 1;
+    double left = 90, top = 60, width = 720, height = 420;
+    [[nodiscard]] double sx(double v) const { return left + width * (v - x_lo) / (x_hi - x_lo); }
+    [[nodiscard]] double sy(double v) const { return top + height * (1.0 - (v - y_lo) / (y_hi - y_lo)); }
+};
+
+struct svg_point {
+    double x, y;
+    std::string label;
+};
+
+[[nodiscard]] svg_frame frame_of(const std::vector<svg_point>& points) {
+    svg_frame f;
+    if (!points.empty()) {
+        f.x_lo = f.x_hi = points.front().x;
+        f.y_lo = f.y_hi = points.front().y;
+        for (const auto& p : points) {
+            f.x_lo = std::min(f.x_lo, p.x), f.x_hi = std::max(f.x_hi, p.x);
+            f.y_lo = std::min(f.y_lo, p.y), f.y_hi = std::max(f.y_hi, p.y);
+        }
+    }
+    f.x_step = tick_step(f.x_lo, f.x_hi), f.y_step = tick_step(f.y_lo, f.y_hi);
+    f.x_lo = std::floor(f.x_lo / f.x_step) * f.x_step;
+    f.x_hi = std::max(std::ceil(f.x_hi / f.x_step) * f.x_step, f.x_lo + f.x_step);
+    f.y_lo = std::floor(f.y_lo / f.y_step) * f.y_step;
+    f.y_hi = std::max(std::ceil(f.y_hi / f.y_step) * f.y_step, f.y_lo + f.y_step);
+    return f;
+}
+
+/// Axes, ticks and labels.
+void draw_axes(std::ostream& svg, const svg_frame& f, const std::string& x_label, const std::string& y_label) {
+    const double bottom = f.top + f.height;
+    svg << R"(<line x1=")" << f.left << R"(" y1=")" << bottom << R"(" x2=")" << f.left + f.width << R"(" y2=")" << bottom
+        << R"(" stroke="black"/>)" << '\n';
+    svg << R"(<line x1=")" << f.left << R"(" y1=")" << f.top << R"(" x2=")" << f.left << R"(" y2=")" << bottom
+        << R"(" stroke="black"/>)" << '\n';
+    const int x_digits = f.x_step < 1 ? static_cast<int>(std::ceil(-std::log10(f.x_step))) : 0;
+    const int y_digits = f.y_step < 1 ? static_cast<int>(std::ceil(-std::log10(f.y_step))) : 0;
+    for (double v = f.x_lo; v <= f.x_hi + f.x_step * 1e-6; v += f.x_step) {
+        svg << R"(<line x1=")" << f.sx(v) << R"(" y1=")" << bottom << R"(" x2=")" << f.sx(v) << R"(" y2=")" << bottom + 5
+            << R"(" stroke="black"/>)" << '\n';
+        svg << R"(<text x=")" << f.sx(v) << R"(" y=")" << bottom + 18 << R"(" text-anchor="middle">)" << fixed(v, x_digits)
+            << "</text>\n";
+    }
+    for (double v = f.y_lo; v <= f.y_hi + f.y_step * 1e-6; v += f.y_step) {
+        svg << R"(<line x1=")" << f.left - 5 << R"(" y1=")" << f.sy(v) << R"(" x2=")" << f.left << R"(" y2=")" << f.sy(v)
+            << R"(" stroke="black"/>)" << '\n';
+        svg << R"(<text x=")" << f.left - 8 << R"(" y=")" << f.sy(v) + 4 << R"(" text-anchor="end">)" << fixed(v, y_digits)
+            << "</text>\n";
+    }
+    svg << R"(<text x=")" << f.left + f.width / 2 << R"(" y=")" << bottom + 40 << R"(" text-anchor="middle">)" << x_label
+        << "</text>\n";
+    svg << R"(<text transform="translate(20 )" << f.top + f.height / 2 << R"svg() rotate(-90)" text-anchor="middle">)svg" << y_label
+        << "</text>\n";
+}
+
 /// Cost (or price) against time (or speed): the frontier's points, the staircase between them
 /// (every point above and to the right of it is dominated), and the recommendation ringed.
 std::string frontier_svg(const dnnplan::vm_request& request, const dnnplan::vm_result& r) {
     const bool work_given = request.problem.work.given();
-    struct point {
-        double x, y;
-        std::string label;
-    };
-    std::vector<point> points;
+    std::vector<svg_point> points;
     for (const auto& c : r.details.frontier) {
         const auto& f = c.figures;
         points.push_back({work_given ? *f.time_s / 3600.0 : f.samples_per_s, work_given ? *f.cost_usd : f.usd_per_h,
                           describe_offers(c)});
     }
-    const std::string x_label = work_given ? "training time (h)" : "throughput (samples/s)";
-    const std::string y_label = work_given ? "cost to finish the work (USD)" : "price (USD/h)";
-    double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
-    if (!points.empty()) {
-        x_lo = x_hi = points.front().x;
-        y_lo = y_hi = points.front().y;
-        for (const auto& p : points) {
-            x_lo = std::min(x_lo, p.x);
-            x_hi = std::max(x_hi, p.x);
-            y_lo = std::min(y_lo, p.y);
-            y_hi = std::max(y_hi, p.y);
-        }
-    }
-    const double x_step = tick_step(x_lo, x_hi), y_step = tick_step(y_lo, y_hi);
-    x_lo = std::floor(x_lo / x_step) * x_step;
-    x_hi = std::max(std::ceil(x_hi / x_step) * x_step, x_lo + x_step);
-    y_lo = std::floor(y_lo / y_step) * y_step;
-    y_hi = std::max(std::ceil(y_hi / y_step) * y_step, y_lo + y_step);
-    const double left = 90, top = 60, width = 720, height = 420;
-    const auto sx = [&](double v) { return left + width * (v - x_lo) / (x_hi - x_lo); };
-    const auto sy = [&](double v) { return top + height * (1.0 - (v - y_lo) / (y_hi - y_lo)); };
+    const svg_frame f = frame_of(points);
     std::ostringstream svg;
-    svg << R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" << left + width + 40 << R"(" height=")" << top + height + 80
+    svg << R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" << f.left + f.width + 40 << R"(" height=")" << f.top + f.height + 80
         << R"(" font-family="sans-serif" font-size="11">)" << '\n';
     svg << R"(<rect width="100%" height="100%" fill="white"/>)" << '\n';
-    svg << R"(<text x=")" << left << R"(" y="22" font-size="14">Pareto frontier: )" << points.size()
+    svg << R"(<text x=")" << f.left << R"(" y="22" font-size="14">Pareto frontier: )" << points.size()
         << " configurations (" << (r.details.frontier_status ? to_string(*r.details.frontier_status) : "not computed")
         << ")</text>\n";
-    svg << R"(<text x=")" << left << R"(" y="40" fill="#555">every configuration above and )"
+    svg << R"(<text x=")" << f.left << R"(" y="40" fill="#555">every configuration above and )"
         << (work_given ? "right" : "left") << " of the staircase is dominated; ringed: the recommendation (" << to_string(request.problem.objective) << ")</text>\n";
-    // Axes, ticks and labels.
-    svg << R"(<line x1=")" << left << R"(" y1=")" << top + height << R"(" x2=")" << left + width << R"(" y2=")" << top + height
-        << R"(" stroke="black"/>)" << '\n';
-    svg << R"(<line x1=")" << left << R"(" y1=")" << top << R"(" x2=")" << left << R"(" y2=")" << top + height
-        << R"(" stroke="black"/>)" << '\n';
-    const int x_digits = x_step < 1 ? static_cast<int>(std::ceil(-std::log10(x_step))) : 0;
-    const int y_digits = y_step < 1 ? static_cast<int>(std::ceil(-std::log10(y_step))) : 0;
-    for (double v = x_lo; v <= x_hi + x_step * 1e-6; v += x_step) {
-        svg << R"(<line x1=")" << sx(v) << R"(" y1=")" << top + height << R"(" x2=")" << sx(v) << R"(" y2=")" << top + height + 5
-            << R"(" stroke="black"/>)" << '\n';
-        svg << R"(<text x=")" << sx(v) << R"(" y=")" << top + height + 18 << R"(" text-anchor="middle">)" << fixed(v, x_digits)
-            << "</text>\n";
-    }
-    for (double v = y_lo; v <= y_hi + y_step * 1e-6; v += y_step) {
-        svg << R"(<line x1=")" << left - 5 << R"(" y1=")" << sy(v) << R"(" x2=")" << left << R"(" y2=")" << sy(v)
-            << R"(" stroke="black"/>)" << '\n';
-        svg << R"(<text x=")" << left - 8 << R"(" y=")" << sy(v) + 4 << R"(" text-anchor="end">)" << fixed(v, y_digits)
-            << "</text>\n";
-    }
-    svg << R"(<text x=")" << left + width / 2 << R"(" y=")" << top + height + 40 << R"(" text-anchor="middle">)" << x_label
-        << "</text>\n";
-    svg << R"(<text transform="translate(20 )" << top + height / 2 << R"svg() rotate(-90)" text-anchor="middle">)svg" << y_label
-        << "</text>\n";
+    draw_axes(svg, f, work_given ? "training time (h)" : "throughput (samples/s)",
+              work_given ? "cost to finish the work (USD)" : "price (USD/h)");
     // The staircase through the points in the frontier's order (y descending): the boundary of
     // the dominated region turns at (x_i, y_(i-1)) between consecutive points, with or without work.
     if (points.size() > 1) {
-        svg << R"(<path fill="none" stroke="#7fb3e6" stroke-width="1.5" d="M)" << sx(points.front().x) << ' '
-            << sy(points.front().y);
+        svg << R"(<path fill="none" stroke="#7fb3e6" stroke-width="1.5" d="M)" << f.sx(points.front().x) << ' '
+            << f.sy(points.front().y);
         for (std::size_t i = 1; i < points.size(); ++i)
-            svg << " L" << sx(points[i].x) << ' ' << sy(points[i - 1].y) << " L" << sx(points[i].x) << ' ' << sy(points[i].y);
+            svg << " L" << f.sx(points[i].x) << ' ' << f.sy(points[i - 1].y) << " L" << f.sx(points[i].x) << ' ' << f.sy(points[i].y);
         svg << R"("/>)" << '\n';
     }
     for (const auto& p : points)
-        svg << R"(<circle cx=")" << sx(p.x) << R"(" cy=")" << sy(p.y) << R"(" r="3.5" fill="#1f5f9f"><title>)" << p.label
+        svg << R"(<circle cx=")" << f.sx(p.x) << R"(" cy=")" << f.sy(p.y) << R"(" r="3.5" fill="#1f5f9f"><title>)" << p.label
             << ": " << fixed(p.x, 2) << ", " << fixed(p.y, 2) << "</title></circle>\n";
     if (r.plan) {
-        const auto& f = r.plan->figures;
-        const double bx = work_given ? *f.time_s / 3600.0 : f.samples_per_s;
-        const double by = work_given ? *f.cost_usd : f.usd_per_h;
-        svg << R"(<circle cx=")" << sx(bx) << R"(" cy=")" << sy(by) << R"(" r="8" fill="none" stroke="#d62728" stroke-width="2"/>)"
-            << '\n';
-        const bool right_half = sx(bx) > left + width / 2;
-        svg << R"(<text x=")" << (right_half ? sx(bx) - 12 : sx(bx) + 12) << R"(" y=")" << sy(by) - 12 << R"(" fill="#d62728" )"
+        const auto& pf = r.plan->figures;
+        const double bx = f.sx(work_given ? *pf.time_s / 3600.0 : pf.samples_per_s);
+        const double by = f.sy(work_given ? *pf.cost_usd : pf.usd_per_h);
+        svg << R"(<circle cx=")" << bx << R"(" cy=")" << by << R"(" r="8" fill="none" stroke="#d62728" stroke-width="2"/>)" << '\n';
+        const bool right_half = bx > f.left + f.width / 2;
+        svg << R"(<text x=")" << (right_half ? bx - 12 : bx + 12) << R"(" y=")" << by - 12 << R"(" fill="#d62728" )"
             << (right_half ? R"(text-anchor="end">)" : ">") << describe_offers(*r.plan) << "</text>\n";
     }
     svg << "</svg>\n";
