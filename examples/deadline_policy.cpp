@@ -86,7 +86,10 @@ std::vector<std::size_t> start_ticks_of(const std::string& text) {
         while (std::getline(fields, field, ':')) parts.push_back(parse_number<std::size_t>("--start-ticks", field));
         if (parts.size() == 1) out.push_back(parts[0]);
         else if (parts.size() == 3 && parts[2] > 0 && parts[0] <= parts[1])
-            for (std::size_t k = parts[0]; k <= parts[1]; k += parts[2]) out.push_back(k);
+            for (std::size_t k = parts[0];; k += parts[2]) {
+                out.push_back(k);
+                if (parts[1] - k < parts[2]) break;  // the next would pass LAST (or wrap)
+            }
         else throw command_line_error{"--start-ticks " + item + ": expected a tick or FIRST:LAST:STEP with FIRST <= LAST, STEP > 0"};
     }
     if (out.empty()) throw command_line_error{"--start-ticks: at least one start tick"};
@@ -98,7 +101,12 @@ dnnplan::spot_market_trace read_trace(const std::string& file, dnnplan::availabi
     const std::string name = std::filesystem::path(file).stem().string();
     if (std::filesystem::path(file).extension() == ".json")
         return read_input(file, [&](std::istream& in) { return dnnplan::parse_spot_market_json(in, name, polarity); });
-    return read_input(file, [&](std::istream& in) { return dnnplan::parse_spot_market_csv(in, name, polarity).trace; });
+    const auto csv = read_input(file, [&](std::istream& in) { return dnnplan::parse_spot_market_csv(in, name, polarity); });
+    // Every row is one tick of the median gap: say so when the probing was irregular enough to matter.
+    if (static_cast<double>(csv.max_gap_s) > 1.5 * csv.median_gap_s)
+        std::cerr << file << ": rows " << csv.min_gap_s << " to " << csv.max_gap_s << " s apart; each row is read as one tick of the median gap, "
+                  << csv.median_gap_s << " s\n";
+    return csv.trace;
 }
 
 /// Every trace's prices: the flags', else the side file's (by name), else the trace's own.

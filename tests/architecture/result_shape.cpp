@@ -244,5 +244,13 @@ TEST_CASE("result shape: the deadline policy's decision", "[architecture][result
     const auto none = dnnplan::solve(o);
     check_unplanned(none, solve_status::infeasible);
     REQUIRE(none.best_effort);
-    CHECK(none.best_effort->action == dnnplan::deadline_action::on_demand);
+    // The fastest way on: the fixture's spot run going on (it has spot at the last tick); from
+    // waiting, on-demand.
+    REQUIRE(o.state.mode == dnnplan::deadline_action::spot);
+    CHECK(none.best_effort->action == dnnplan::deadline_action::spot);
+    o.state.mode = dnnplan::deadline_action::wait;
+    const auto waiting = dnnplan::solve(o);
+    check_unplanned(waiting, solve_status::infeasible);
+    REQUIRE(waiting.best_effort);
+    CHECK(waiting.best_effort->action == dnnplan::deadline_action::on_demand);
 }

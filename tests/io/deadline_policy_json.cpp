@@ -123,6 +123,11 @@ TEST_CASE("a Can't Be Late trace's rejections name the field", "[io][json][deadl
         CHECK(trace_field(R"({"metadata": {"gap_seconds": 195}, "data": [)" + seventeen + count + "]}") == "data[17]");
     }
     CHECK(trace_field(R"({"metadata": {"gap_seconds": 195}, "data": [0, 1, 2]})", availability_polarity::preempted) == "data[2]");
+    // A negative flag is no flag either (it read as 2 available instances; INT32_MIN overflowed).
+    for (const std::string flag : {"-1", "-2147483648"}) {
+        INFO(flag);
+        CHECK(trace_field(R"({"metadata": {"gap_seconds": 195}, "data": [0, )" + flag + "]}", availability_polarity::preempted) == "data[1]");
+    }
     CHECK(trace_field(R"({"metadata": {"gap_seconds": 195}, "data": [0, 1, 2]})") == "(no exception)");
     for (const std::string price : {"0", "-0.9", "\"0.9\"", "null", "1e-310"}) {
         INFO(price);
@@ -343,4 +348,42 @@ TEST_CASE("the fixture's decide input reads, and the decision on it is written w
     CHECK(j.at("plan").at("reason") == std::string(r.plan->why));
     CHECK(j.at("details").at("on_demand_finish_s") == r.details.on_demand_finish_s);
     CHECK(j.at("details").at("on_demand_cost_usd") == r.details.on_demand_cost_usd);
+}
+
+TEST_CASE("decide: a spot state without spot is preempted first; infeasible only when the best case misses",
+          "[io][json][deadline]") {
+    // One region at gap 60 s, spot 1 USD/h, on-demand 3 USD/h; the job started at tick 0, now tick 3
+    // (180 s); R = 1200 s, d = 60 s.
+    deadline_observation o;
+    o.market.regions.push_back({.name = "z", .gap_s = 60.0, .available = {1, 1, 1, 0}, .spot_usd_per_h = {1, 1, 1, 1},
+                                .on_demand_usd_per_h = 3.0});
+    o.job = {.work_s = 1120.0, .deadline_s = 1200.0, .changeover_s = 60.0};
+    o.state = {.mode = deadline_action::spot, .region = 0, .changeover_left_s = 0.0, .work_left_s = 960.0};
+    // No spot at tick 3: the run is preempted (step 3), as the simulator would hand it over. 960 s
+    // of work and a changeover fill the 1020 s left: on-demand now (the safety net's keep-spot rule
+    // answered spot on the unpreempted state, a policy error).
+    const deadline_result preempted = solve(o);
+    dnnplan_test::check_result_shape(preempted);
+    CHECK(preempted.status == solve_status::feasible);
+    REQUIRE(preempted.plan);
+    CHECK(preempted.plan->action == deadline_action::on_demand);
+    o.state.work_left_s = 1000.0;
+    // With spot at tick 3 the run goes on: 1000 s of work end at 180 + 17 x 60 = 1200 s, in time,
+    // although on-demand from now (another changeover) would end at 1260 s.
+    o.market.regions[0].available.back() = 1;
+    const deadline_result running = solve(o);
+    dnnplan_test::check_result_shape(running);
+    CHECK(running.status == solve_status::feasible);
+    REQUIRE(running.plan);
+    CHECK(running.plan->action == deadline_action::spot);
+    CHECK(running.details.on_demand_finish_s == 1260.0);
+    // 40 s more work: even the run going on ends at 180 + 18 x 60 = 1260 s: infeasible, the run as
+    // best effort.
+    o.state.work_left_s = 1040.0;
+    const deadline_result late = solve(o);
+    dnnplan_test::check_result_shape(late);
+    CHECK(late.status == solve_status::infeasible);
+    CHECK_FALSE(late.plan);
+    REQUIRE(late.best_effort);
+    CHECK(late.best_effort->action == deadline_action::spot);
 }

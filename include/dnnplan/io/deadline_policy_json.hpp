@@ -182,7 +182,7 @@ template <document Json>
         std::int32_t count = 0;
         read_value(tag{}, element, path, count);
         if (polarity == availability_polarity::preempted) {
-            if (count > 1) fail(path, value_text(element), "0 or 1 (a preempted-probe flag: 1 = unavailable)");
+            if (count < 0 || count > 1) fail(path, value_text(element), "0 or 1 (a preempted-probe flag: 1 = unavailable)");
             count = 1 - count;
         }
         out.push_back(count);

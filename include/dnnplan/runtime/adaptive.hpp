@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,8 +61,8 @@ namespace detail::deadline {
 
 /// The prices a decision weighs, in USD per second of one gang.
 struct unit_prices {
-    double spot = 0.0;
-    double on_demand = 0.0;
+    double spot_usd_per_s = 0.0;
+    double on_demand_usd_per_s = 0.0;
 };
 
 /// Rule 1's outcome: how long a waiting job waits in an outage before on-demand, and how likely
@@ -77,11 +78,13 @@ struct cycle_part {
     double work_s = 0.0, slack_s = 0.0, slack2_s2 = 0.0, usd = 0.0;
 };
 
-/// E[(U - s)^+] and P(U > s) for U ~ N(mean, sd^2).
+/// E[(U - s)^+] and P(U > s) for U ~ N(mean, sd^2): with z = (mean - s) / sd,
+/// E[(U - s)^+] = (mean - s) Phi(z) + sd phi(z) (the normal loss function; Porteus, "Foundations
+/// of Stochastic Inventory Theory", 2002, sec. 1.3).
 [[nodiscard]] inline std::pair<double, double> normal_overrun(double mean, double sd, double s) noexcept {
     if (!(sd > 0.0)) return {std::max(mean - s, 0.0), mean > s ? 1.0 : 0.0};
     const double z = (mean - s) / sd;
-    const double density = std::exp(-0.5 * z * z) / std::sqrt(2.0 * 3.14159265358979323846);
+    const double density = std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi);
     const double tail = 0.5 * std::erfc(-z / std::sqrt(2.0));
     return {(mean - s) * tail + sd * density, tail};
 }
@@ -151,8 +154,8 @@ private:
     [[nodiscard]] detail::deadline::unit_prices prices(const deadline_view& v, std::int32_t spot_region) const {
         const auto od = static_cast<std::size_t>(on_demand_region(v));
         const double per_s = v.job().instances / 3600.0;
-        const double spot = spot_region >= 0 ? v.spot_usd_per_h(static_cast<std::size_t>(spot_region), v.now()) : v.spot_usd_per_h(od, v.now());
-        return {spot * per_s, v.on_demand_usd_per_h(od) * per_s};
+        const double spot_usd_per_h = spot_region >= 0 ? v.spot_usd_per_h(static_cast<std::size_t>(spot_region), v.now()) : v.spot_usd_per_h(od, v.now());
+        return {spot_usd_per_h * per_s, v.on_demand_usd_per_h(od) * per_s};
     }
 
     /// The slack rule 1 may spend: the time left minus the work, one changeover and the reserve.
@@ -173,8 +176,8 @@ private:
     }
 
     [[nodiscard]] detail::deadline::thresholds compute_thresholds(const deadline_view& v, detail::deadline::unit_prices u) const;
-    [[nodiscard]] detail::deadline::cycle_part run_part(const deadline_view& v, double spot) const;
-    [[nodiscard]] std::vector<std::pair<double, detail::deadline::cycle_part>> outage_parts(const deadline_view& v, double on_demand) const;
+    [[nodiscard]] detail::deadline::cycle_part run_part(const deadline_view& v, double spot_usd_per_s) const;
+    [[nodiscard]] std::vector<std::pair<double, detail::deadline::cycle_part>> outage_parts(const deadline_view& v, double on_demand_usd_per_s) const;
     [[nodiscard]] bool switch_pays(const deadline_view& v, std::int32_t spot_region);
     [[nodiscard]] double best_switch_age(const deadline_view& v, double slack_value_usd_per_s, double spot_usd_per_s) const;
 
@@ -189,20 +192,20 @@ private:
 };
 
 /// A run's part of a cycle: taken at once, a changeover, then work.
-inline detail::deadline::cycle_part adaptive_deadline_policy::run_part(const deadline_view& v, double spot) const {
+inline detail::deadline::cycle_part adaptive_deadline_policy::run_part(const deadline_view& v, double spot_usd_per_s) const {
     const double g = v.gap_s(), d = v.job().changeover_s;
     const auto n = static_cast<double>(history_.runs().count());
     detail::deadline::cycle_part part;
     for (const auto& [length, count] : history_.runs().bins()) {
         const double taken = static_cast<double>(length) * g, c = static_cast<double>(count) / n, x = std::min(taken, d);
-        part.work_s += c * std::max(taken - d, 0.0), part.slack_s += c * x, part.slack2_s2 += c * x * x, part.usd += c * spot * taken;
+        part.work_s += c * std::max(taken - d, 0.0), part.slack_s += c * x, part.slack2_s2 += c * x * x, part.usd += c * spot_usd_per_s * taken;
     }
     return part;
 }
 
 /// An outage's part of a cycle for each wait threshold tau: waited up to tau, on-demand after it.
 inline std::vector<std::pair<double, detail::deadline::cycle_part>> adaptive_deadline_policy::outage_parts(const deadline_view& v,
-                                                                                                           double on_demand) const {
+                                                                                                           double on_demand_usd_per_s) const {
     const double g = v.gap_s(), d = v.job().changeover_s;
     const auto n = static_cast<double>(history_.outages().count());
     std::vector<std::pair<double, detail::deadline::cycle_part>> out;
@@ -211,7 +214,7 @@ inline std::vector<std::pair<double, detail::deadline::cycle_part>> adaptive_dea
         for (const auto& [length, count] : history_.outages().bins()) {
             const double l = static_cast<double>(length), c = static_cast<double>(count) / n;
             const double paid = std::max(l - tau, 0.0) * g, x = std::min(l, tau) * g + std::min(paid, d);
-            part.work_s += c * std::max(paid - d, 0.0), part.slack_s += c * x, part.slack2_s2 += c * x * x, part.usd += c * on_demand * paid;
+            part.work_s += c * std::max(paid - d, 0.0), part.slack_s += c * x, part.slack2_s2 += c * x * x, part.usd += c * on_demand_usd_per_s * paid;
         }
         out.emplace_back(tau, part);
     }
@@ -223,16 +226,16 @@ inline detail::deadline::thresholds adaptive_deadline_policy::compute_thresholds
                                                                                    detail::deadline::unit_prices u) const {
     const double work = v.state().work_left_s, slack = spendable_slack_s(v);
     if (history_.runs().empty() || history_.outages().empty()) return {std::numeric_limits<double>::infinity(), 0.0};
-    const detail::deadline::cycle_part r = run_part(v, u.spot);
+    const detail::deadline::cycle_part r = run_part(v, u.spot_usd_per_s);
     detail::deadline::thresholds best{0.0, 1.0};
     double best_cost = std::numeric_limits<double>::infinity();
-    for (const auto& [tau, o] : outage_parts(v, u.on_demand)) {
+    for (const auto& [tau, o] : outage_parts(v, u.on_demand_usd_per_s)) {
         const double w = r.work_s + o.work_s;
         if (!(w > 0.0)) continue;
         const double cycles = work / w;
         const double var = std::max(r.slack2_s2 - r.slack_s * r.slack_s, 0.0) + std::max(o.slack2_s2 - o.slack_s * o.slack_s, 0.0);
         const auto [over, p_over] = detail::deadline::normal_overrun(cycles * (r.slack_s + o.slack_s), std::sqrt(cycles * var), slack);
-        const double cost = cycles * (r.usd + o.usd) + options_.overrun_weight * (u.on_demand - u.spot) * over;
+        const double cost = cycles * (r.usd + o.usd) + options_.overrun_weight * (u.on_demand_usd_per_s - u.spot_usd_per_s) * over;
         if (cost < best_cost) best_cost = cost, best = {tau, p_over};
     }
     return best;
@@ -242,13 +245,13 @@ inline detail::deadline::thresholds adaptive_deadline_policy::compute_thresholds
 /// empirical run lengths; +inf when no age pays. B(X) for X seconds of the run left: the spot work
 /// after the changeover saves Q - p a second; the changeover is billed at p, the one back at Q, and
 /// the 2d of slack are worth `slack_value` a second.
-inline double adaptive_deadline_policy::best_switch_age(const deadline_view& v, double slack_value, double spot) const {
+inline double adaptive_deadline_policy::best_switch_age(const deadline_view& v, double slack_value_usd_per_s, double spot_usd_per_s) const {
     const double g = v.gap_s(), d = v.job().changeover_s;
     const double od = v.on_demand_usd_per_h(static_cast<std::size_t>(on_demand_region(v))) * v.job().instances / 3600.0;
     const auto& runs = history_.runs().bins();
     if (runs.empty()) return 1.0;  // nothing learnt: switch
     const auto benefit = [&](double left_s) {
-        return (od - spot) * std::max(left_s - d, 0.0) - spot * std::min(left_s, d) - od * d - slack_value * 2.0 * d;
+        return (od - spot_usd_per_s) * std::max(left_s - d, 0.0) - spot_usd_per_s * std::min(left_s, d) - od * d - slack_value_usd_per_s * 2.0 * d;
     };
     double best_age = std::numeric_limits<double>::infinity(), best = 0.0;
     std::vector<double> ages{1.0};
@@ -271,7 +274,7 @@ inline bool adaptive_deadline_policy::switch_pays(const deadline_view& v, std::i
     if (switch_age_for_ != run_start || !switch_age_valid_) {
         const detail::deadline::unit_prices u = prices(v, spot_region);
         const double p_over = compute_thresholds(v, u).p_overrun;
-        switch_age_ = best_switch_age(v, (u.on_demand - u.spot) * p_over, u.spot);
+        switch_age_ = best_switch_age(v, (u.on_demand_usd_per_s - u.spot_usd_per_s) * p_over, u.spot_usd_per_s);
         switch_age_for_ = run_start;
         switch_age_valid_ = true;
     }

@@ -71,7 +71,9 @@ struct deadline_job {
 
     void validate(std::string_view path = "job") const {
         const std::string p = detail::field_prefix(path);
-        detail::require_positive(p + "work_s", work_s);
+        if (!(work_s > deadline_work_tolerance_s) || !std::isfinite(work_s))
+            throw invalid_input(p + "work_s", detail::format_number(work_s),
+                                "a finite number of seconds > 1e-3 (the tick model's done tolerance)");
         detail::require_positive(p + "deadline_s", deadline_s);
         detail::require_non_negative(p + "changeover_s", changeover_s);
         detail::require_at_least(p + "instances", instances, 1);
@@ -106,6 +108,18 @@ struct deadline_market {
         }
     }
 };
+
+/// The ticks of a window, floor(R / g), checked to lie inside the market from `start_tick`
+/// (start_tick + floor(R / g) < the traces' ticks). Throws invalid_input naming `path` otherwise.
+[[nodiscard]] inline std::size_t window_ticks(const deadline_market& market, const deadline_job& job, std::size_t start_tick,
+                                              const std::string& path) {
+    const double span = std::floor(job.deadline_s / market.gap_s());  // compared as a double: R / g may exceed any size_t
+    if (!(span < static_cast<double>(market.ticks())) || start_tick >= market.ticks() - static_cast<std::size_t>(span))
+        throw invalid_input(path, std::to_string(start_tick),
+                            "a tick with the deadline inside the traces (start tick + floor(R / g) < " + std::to_string(market.ticks()) +
+                                ", floor(R / g) = " + detail::format_number(span) + ")");
+    return static_cast<std::size_t>(span);
+}
 
 /// A run's state between ticks (after the preemption check of step 3).
 struct deadline_state {

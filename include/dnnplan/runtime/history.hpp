@@ -62,11 +62,8 @@ public:
     }
     [[nodiscard]] const length_histogram& runs() const noexcept { return runs_; }
     [[nodiscard]] const length_histogram& outages() const noexcept { return outages_; }
-    [[nodiscard]] bool up() const noexcept { return up_; }
     /// Ticks the period in progress has lasted, this one included.
     [[nodiscard]] std::int64_t age() const noexcept { return age_; }
-    /// Whether the period in progress began at the view's tick.
-    [[nodiscard]] bool just_changed() const noexcept { return age_ == 1; }
 
     [[nodiscard]] static bool spot_somewhere(const deadline_view& v, std::size_t k) {
         for (std::size_t r = 0; r < v.regions(); ++r)

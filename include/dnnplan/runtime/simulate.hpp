@@ -89,6 +89,8 @@ inline void bill(const deadline_state& s, const deadline_market& m, const deadli
 template <deadline_policy Policy>
 [[nodiscard]] deadline_outcome simulate_window(const deadline_market& market, const deadline_job& job, std::size_t start_tick,
                                                Policy& policy) {
+    market.validate("market");
+    job.validate("job");
     if (start_tick >= market.ticks())
         throw invalid_input("start_tick", std::to_string(start_tick), "a tick of the traces (< " + std::to_string(market.ticks()) + ")");
     deadline_outcome out{.start_tick = start_tick};

@@ -6,6 +6,8 @@
 #include <dnnplan/runtime/policies.hpp>
 #include <dnnplan/runtime/simulate.hpp>
 
+#include "../../support/checks.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -144,4 +146,13 @@ TEST_CASE("hindsight optimum: a deadline past the trace's end is rejected, namin
     } catch (const dnnplan::invalid_input& e) {
         CHECK(e.field() == "start_tick");
     }
+    // R / g beyond any size_t, and a start tick whose window would wrap round: rejected, no UB.
+    CHECK(dnnplan_test::field_of([&] { (void)dnnplan::hindsight_optimum(m, {.work_s = 600.0, .deadline_s = 1e300}, 0); }) == "start_tick");
+    CHECK(dnnplan_test::field_of([&] {
+              (void)dnnplan::hindsight_optimum(m, {.work_s = 600.0, .deadline_s = 1200.0}, std::numeric_limits<std::size_t>::max() - 2);
+          }) == "start_tick");
+    // Work of at most the done tolerance is not a job.
+    CHECK(dnnplan_test::field_of([&] { (void)dnnplan::hindsight_optimum(m, {.work_s = 1e-3, .deadline_s = 1200.0}, 0); }) == "job.work_s");
+    // A changeover longer than the deadline: infeasible (no run can finish), not an error.
+    CHECK_FALSE(dnnplan::hindsight_optimum(m, {.work_s = 60.0, .deadline_s = 1200.0, .changeover_s = 1e300}, 0));
 }

@@ -149,10 +149,8 @@ private:
 
 inline hindsight_dp::hindsight_dp(const deadline_market& market, const deadline_job& job, std::size_t start_tick, bool bounds)
     : market_(market), job_(job), start_(start_tick), g_(market.gap_s()), bounds_(bounds) {
-    last_tick_ = static_cast<std::int64_t>(std::floor(job.deadline_s / g_));
-    if (start_tick + static_cast<std::size_t>(last_tick_) >= market.ticks())
-        throw invalid_input("start_tick", std::to_string(start_tick),
-                            "a tick with the deadline inside the trace (start_tick + floor(R / g) < " + std::to_string(market.ticks()) + ")");
+    last_tick_ = static_cast<std::int64_t>(window_ticks(market, job, start_tick, "start_tick"));
+    // ceil(d / g) ages; hindsight_optimum calls this only with d <= R, so they fit the window.
     keys_ = {.regions = market.regions.size(),
              .ages = std::max<std::int32_t>(1, static_cast<std::int32_t>(std::ceil(job.changeover_s / g_)))};
     for (std::int32_t age = 0; age <= keys_.ages; ++age)
@@ -447,6 +445,9 @@ inline std::optional<deadline_optimum> hindsight_dp::solve() {
                                                                        std::size_t start_tick, bool bounds = true) {
     market.validate("market");
     job.validate("job");
+    (void)window_ticks(market, job, start_tick, "start_tick");
+    // No run can finish in time (the first run pays d; done within 1e-3 s of work, step 2).
+    if (job.changeover_s + job.work_s - deadline_work_tolerance_s > job.deadline_s) return std::nullopt;
     detail::deadline::hindsight_dp dp(market, job, start_tick, bounds);
     return dp.solve();
 }

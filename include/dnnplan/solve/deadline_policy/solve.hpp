@@ -47,12 +47,8 @@ struct deadline_simulation {
         options.validate(p + "options");
         detail::require_at_least(p + "threads", threads, 1);
         if (start_ticks.empty()) throw invalid_input(p + "start_ticks", "[]", "at least one start tick");
-        const auto span = static_cast<std::size_t>(std::floor(job.deadline_s / market.gap_s()));
         for (std::size_t k = 0; k < start_ticks.size(); ++k)
-            if (start_ticks[k] + span >= market.ticks())
-                throw invalid_input(p + "start_ticks[" + std::to_string(k) + "]", std::to_string(start_ticks[k]),
-                                    "a tick with the deadline inside the traces (<= " +
-                                        std::to_string(market.ticks() - std::min(market.ticks(), span + 1)) + ")");
+            (void)window_ticks(market, job, start_ticks[k], p + "start_ticks[" + std::to_string(k) + "]");
     }
 };
 
@@ -173,24 +169,27 @@ inline void compare_window(const deadline_simulation& r, std::size_t w, std::vec
     const std::size_t n = request.start_ticks.size();
     std::vector<std::array<deadline_outcome, 5>> runs(n);
     std::vector<char> feasible(n, 0);
+    const std::size_t threads = std::min(static_cast<std::size_t>(request.threads), n);
     const auto work = [&](std::size_t first) {
-        for (std::size_t w = first; w < n; w += static_cast<std::size_t>(request.threads))
-            detail::deadline::compare_window(request, w, runs, feasible);
+        for (std::size_t w = first; w < n; w += threads) detail::deadline::compare_window(request, w, runs, feasible);
     };
-    std::vector<std::thread> pool;
     std::exception_ptr failure;
     std::mutex failure_lock;
-    for (std::int32_t t = 1; t < request.threads; ++t)
-        pool.emplace_back([&, t] {
-            try {
-                work(static_cast<std::size_t>(t));
-            } catch (...) {
-                const std::lock_guard lock(failure_lock);
-                failure = std::current_exception();
-            }
-        });
-    work(0);
-    for (auto& t : pool) t.join();
+    {
+        // jthreads: joined on every way out of this block, an exception of work(0) or of a
+        // thread's start included (std::thread would terminate the program).
+        std::vector<std::jthread> pool;
+        for (std::size_t t = 1; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                try {
+                    work(t);
+                } catch (...) {
+                    const std::lock_guard lock(failure_lock);
+                    failure = std::current_exception();
+                }
+            });
+        work(0);
+    }
     if (failure) std::rethrow_exception(failure);
     deadline_comparison out{.windows = static_cast<std::int64_t>(n)};
     for (const char f : feasible) out.infeasible_windows += f ? 0 : 1;
@@ -204,7 +203,7 @@ inline void compare_window(const deadline_simulation& r, std::size_t w, std::vec
 /// run on-demand from now on (the safety net's way out, the most the rest can take).
 struct deadline_decision_details {
     double on_demand_finish_s = 0.0;  ///< from the job's start
-    double on_demand_cost_usd = 0.0;  ///< the rest on-demand, in the decision's region, egress included
+    double on_demand_cost_usd = 0.0;  ///< the rest on-demand in the checkpoint's region (no egress)
     friend bool operator==(const deadline_decision_details&, const deadline_decision_details&) = default;
 };
 
@@ -214,6 +213,15 @@ struct deadline_decision_details {
 using deadline_result = solve_result<deadline_decision, deadline_decision_details>;
 
 namespace detail::deadline {
+
+/// The observed state after the tick model's step 3, as the simulator hands it to a policy: a spot
+/// run whose region has no spot at the last observed tick is preempted (now waiting).
+[[nodiscard]] inline deadline_state after_preemption(const deadline_observation& o) {
+    deadline_state s = o.state;
+    if (s.mode == deadline_action::spot && o.market.regions[static_cast<std::size_t>(s.region)].available.back() < o.job.instances)
+        s.mode = deadline_action::wait;
+    return s;
+}
 
 /// The decision of a fresh policy of `kind` at the observation's tick (its history rebuilt from
 /// every observed tick).
@@ -228,26 +236,34 @@ namespace detail::deadline {
 
 }  // namespace detail::deadline
 
-/// One decision at the last observed tick (the tick model's step 4: the state given is after the
-/// preemption check). Throws invalid_input for a bad observation.
+/// One decision at the last observed tick (the tick model's step 4). A spot run the last tick no
+/// longer carries is preempted first (step 3), so the state may be given before or after that
+/// check. Throws invalid_input for a bad observation.
 [[nodiscard]] inline deadline_result solve(const deadline_observation& observation) {
     observation.validate();
     const stopwatch clock;
     const deadline_market& m = observation.market;
     const deadline_job& job = observation.job;
-    const deadline_state& s = observation.state;
+    const deadline_state s = detail::deadline::after_preemption(observation);
     const deadline_view view(m, job, observation.start_tick, observation.tick(), s);
     deadline_result out;
     const std::int32_t home = s.region >= 0 ? s.region : 0;
-    const double pending = s.mode == deadline_action::on_demand ? s.changeover_left_s : job.changeover_s;
-    const double g = m.gap_s();
-    const double finish = view.elapsed_s() + std::ceil((s.work_left_s + pending) / g) * g;
-    out.details = {.on_demand_finish_s = finish,
-                   .on_demand_cost_usd = (finish - view.elapsed_s()) / 3600.0 * job.instances * view.on_demand_usd_per_h(static_cast<std::size_t>(home))};
-    if (finish > job.deadline_s && s.work_left_s > deadline_work_tolerance_s) {
+    // Ticks to finish with `pending` changeover left (steps 1 and 2: done at <= 1e-3 s of work).
+    const auto finish_with = [&](double pending) {
+        return view.elapsed_s() + std::max(std::ceil((s.work_left_s + pending - deadline_work_tolerance_s) / m.gap_s()), 0.0) * m.gap_s();
+    };
+    const double on_demand_finish = finish_with(s.mode == deadline_action::on_demand ? s.changeover_left_s : job.changeover_s);
+    out.details = {.on_demand_finish_s = on_demand_finish,
+                   .on_demand_cost_usd = (on_demand_finish - view.elapsed_s()) / 3600.0 * job.instances *
+                                         view.on_demand_usd_per_h(static_cast<std::size_t>(home))};
+    // Infeasible only when even the best case misses: the current run (spot or on-demand) going on
+    // to the end, or from waiting a run started now.
+    const double best_finish = finish_with(s.mode == deadline_action::wait ? job.changeover_s : s.changeover_left_s);
+    if (best_finish > job.deadline_s && s.work_left_s > deadline_work_tolerance_s) {
         out.status = solve_status::infeasible;
-        out.best_effort = deadline_decision{deadline_action::on_demand, home, "the fastest way on: on-demand"};
-        out.reason = "on-demand from now finishes at " + detail::format_number(finish) + " s, after the deadline of " +
+        out.best_effort = deadline_decision{s.mode == deadline_action::spot ? deadline_action::spot : deadline_action::on_demand, home,
+                                            "the fastest way on: the current run, or on-demand"};
+        out.reason = "even the fastest way on finishes at " + detail::format_number(best_finish) + " s, after the deadline of " +
                      detail::format_number(job.deadline_s) + " s";
     } else {
         const deadline_decision d = detail::deadline::decide_with(observation.policy, view);

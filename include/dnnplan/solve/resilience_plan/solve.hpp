@@ -317,9 +317,14 @@ private:
 };
 
 /// Redundant computation on a pipeline layout (P S spot instances) on `samples` realisations of
-/// the offer's process, and the fallback on the same layout on the same realisations with a
-/// warm-up before them. A Bamboo run's steps take at least the fastest row of the table; the
-/// fallback's run, at least its work and one changeover.
+/// the offer's process, and the fallback on the same layout on realisations of the same process:
+/// for a trace the same start times, with the trace before them as the policy's history; for a
+/// stochastic process the same seeds, run for a warm-up first, so the fallback's window is a later
+/// stretch of the seed's events, not the same events. A tick is available when no instance was
+/// lost since the tick before; like every policy of the tick model (Can't Be Late's), the fallback
+/// is credited the work of the tick in which a loss happened, up to one tick per preemption more
+/// than continuous time would give. A Bamboo run's steps take at least the fastest row of the
+/// table; the fallback's run, at least its work and one changeover.
 inline void simulate_pipelines(comparison& cmp, const resilience_request& request, const resilience_offer& offer,
                                const job_figures& f, const bamboo_options& b, const pipeline_layout& l) {
     const resilience_job& job = request.job;
