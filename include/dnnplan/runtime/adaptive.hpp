@@ -244,7 +244,7 @@ inline detail::deadline::thresholds adaptive_deadline_policy::compute_thresholds
 /// Rule 2 (top of this header): the age at which a switch back to spot pays best, over the
 /// empirical run lengths; +inf when no age pays. B(X) for X seconds of the run left: the spot work
 /// after the changeover saves Q - p a second; the changeover is billed at p, the one back at Q, and
-/// the 2d of slack are worth `slack_value` a second.
+/// the 2d of slack are worth `slack_value_usd_per_s` a second.
 inline double adaptive_deadline_policy::best_switch_age(const deadline_view& v, double slack_value_usd_per_s, double spot_usd_per_s) const {
     const double g = v.gap_s(), d = v.job().changeover_s;
     const double od = v.on_demand_usd_per_h(static_cast<std::size_t>(on_demand_region(v))) * v.job().instances / 3600.0;
