@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <utility>
 #include <vector>
 
@@ -25,13 +24,6 @@ public:
         if (it != bins_.end() && it->first == length) ++it->second;
         else bins_.insert(it, {length, 1});
         ++count_;
-    }
-    void remove(std::int64_t length) {
-        auto it = std::lower_bound(bins_.begin(), bins_.end(), std::pair<std::int64_t, std::int64_t>{length, 0},
-                                   [](const auto& a, const auto& b) { return a.first < b.first; });
-        if (it == bins_.end() || it->first != length) return;
-        if (--it->second == 0) bins_.erase(it);
-        --count_;
     }
     void clear() noexcept {
         bins_.clear();
@@ -49,8 +41,6 @@ private:
 /// The runs and outages of spot "somewhere" (in any region where a gang of N fits).
 class availability_history {
 public:
-    /// Only the periods that ended within `horizon_ticks` of now count (0: all).
-    explicit availability_history(std::int64_t horizon_ticks = 0) : horizon_(horizon_ticks) {}
 
     /// Brings the history up to the view's tick: one step when the view follows the last one,
     /// else a rebuild from the trace's first tick.
@@ -77,42 +67,22 @@ private:
         outages_.clear();
         censored_ = true;  // the first period began before the trace: its length is unknown
         built_ = true;
-        ended_.clear();
-        tick_ = 0;
         up_ = spot_somewhere(v, 0);
         age_ = 1;
         for (std::size_t k = 1; k <= v.now(); ++k) step(spot_somewhere(v, k));
     }
-    void forget_old() {
-        if (horizon_ <= 0) return;
-        while (!ended_.empty() && tick_ - ended_.front().end_tick > horizon_) {
-            (ended_.front().up ? runs_ : outages_).remove(ended_.front().length);
-            ended_.pop_front();
-        }
-    }
     void step(bool up) {
-        ++tick_;
         if (up == up_) {
             ++age_;
             return;
         }
-        if (!censored_) {
-            (up_ ? runs_ : outages_).add(age_);
-            ended_.push_back({tick_, age_, up_});
-        }
+        if (!censored_) (up_ ? runs_ : outages_).add(age_);
         censored_ = false;
         up_ = up;
         age_ = 1;
-        forget_old();
     }
 
-    struct ended_period {
-        std::int64_t end_tick, length;
-        bool up;
-    };
     length_histogram runs_, outages_;
-    std::deque<ended_period> ended_;
-    std::int64_t horizon_ = 0, tick_ = 0;
     bool built_ = false, censored_ = true, up_ = false;
     std::int64_t age_ = 0;
     std::size_t last_ = 0;
