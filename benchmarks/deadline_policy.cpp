@@ -6,6 +6,8 @@
 //   decide_default:            one decision of the default policy, averaged over the decisions of
 //                              the whole job (its threshold computations included)
 //   decide_uniform_progress:   one decision of Uniform Progress over the same job: the baseline
+//   decide_default_3_regions:  one decision of the default policy on us-east-1c, 1d and 1f on one
+//                              clock (egress 1 USD), started at tick 4200: its per-region histories
 //   optimum:                   the hindsight optimum (DP with its bounds and dominance)
 //   optimum_without_bounds:    the same DP without them: the baseline
 #include <dnnplan/io/deadline_policy_json.hpp>
@@ -23,15 +25,22 @@ namespace {
 
 const std::string dir = std::string(DNNPLAN_FIXTURES_DIR) + "/spot_availability/aws-2023-02-15/";
 
+dnnplan::spot_market_trace zone(const std::string& name) {
+    std::ifstream csv(dir + name + "_v100_1.csv");
+    std::ifstream prices(dir + "v100_spot_prices.json");
+    dnnplan::spot_market_trace t = dnnplan::parse_spot_market_csv(csv, name).trace;
+    t.spot_usd_per_h = dnnplan::parse_spot_price_table(prices).at(name + "_v100_1");
+    t.on_demand_usd_per_h = 3.06;
+    return t;
+}
+
 const dnnplan::deadline_market& market() {
-    static const dnnplan::deadline_market m = [] {
-        std::ifstream csv(dir + "us-west-2a_v100_1.csv");
-        std::ifstream prices(dir + "v100_spot_prices.json");
-        dnnplan::spot_market_trace t = dnnplan::parse_spot_market_csv(csv, "us-west-2a").trace;
-        t.spot_usd_per_h = dnnplan::parse_spot_price_table(prices).at("us-west-2a_v100_1");
-        t.on_demand_usd_per_h = 3.06;
-        return dnnplan::deadline_market{.regions = {t}};
-    }();
+    static const dnnplan::deadline_market m{.regions = {zone("us-west-2a")}};
+    return m;
+}
+
+const dnnplan::deadline_market& three_regions() {
+    static const dnnplan::deadline_market m{.regions = {zone("us-east-1c"), zone("us-east-1d"), zone("us-east-1f")}};
     return m;
 }
 
@@ -50,11 +59,11 @@ struct counted {
 };
 
 template <class Policy>
-void per_decision(benchmark::State& state) {
+void per_decision(benchmark::State& state, const dnnplan::deadline_market& m = market(), const dnnplan::deadline_job& j = job) {
     std::int64_t decisions = 0;
     for (auto _ : state) {
         counted<Policy> p;
-        benchmark::DoNotOptimize(dnnplan::simulate_window(market(), job, start, p));
+        benchmark::DoNotOptimize(dnnplan::simulate_window(m, j, start, p));
         decisions += p.decisions;
     }
     // Time per decision: the simulator's own work per tick is included (a few comparisons).
@@ -66,6 +75,13 @@ BENCHMARK(decide_default)->Unit(benchmark::kMillisecond);
 
 void decide_uniform_progress(benchmark::State& state) { per_decision<dnnplan::uniform_progress_policy>(state); }
 BENCHMARK(decide_uniform_progress)->Unit(benchmark::kMillisecond);
+
+void decide_default_3_regions(benchmark::State& state) {
+    dnnplan::deadline_job three = job;
+    three.egress_usd = 1.0;
+    per_decision<dnnplan::adaptive_deadline_policy>(state, three_regions(), three);
+}
+BENCHMARK(decide_default_3_regions)->Unit(benchmark::kMillisecond);
 
 void optimum(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(dnnplan::hindsight_optimum(market(), job, start));

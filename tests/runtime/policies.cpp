@@ -160,3 +160,53 @@ TEST_CASE("a decision the market cannot carry out is the policy's error", "[solv
     CHECK_THROWS_AS(dnnplan::simulate_window(m, {.work_s = 60.0, .deadline_s = 300.0}, 0, away), dnnplan::error);
     CHECK_THROWS_AS(dnnplan::simulate_window(m, {.work_s = 60.0, .deadline_s = 300.0}, 12, spot), dnnplan::invalid_input);
 }
+
+namespace {
+
+/// One region's trace of g = 60 s, spot at 1 USD/h and on-demand at 3 USD/h: `pattern` (runs of
+/// spot, then outages, alternately, in ticks) repeated `times`, then a run of `last_run` ticks.
+dnnplan::spot_market_trace periodic_trace(std::string name, std::vector<std::size_t> pattern, int times, std::size_t last_run) {
+    dnnplan::spot_market_trace t{.name = std::move(name), .gap_s = 60.0, .available = {}, .spot_usd_per_h = {}, .on_demand_usd_per_h = 3.0};
+    for (int i = 0; i < times; ++i)
+        for (std::size_t p = 0; p < pattern.size(); ++p) t.available.insert(t.available.end(), pattern[p], p % 2 == 0 ? 1 : 0);
+    t.available.insert(t.available.end(), last_run, 1);
+    t.spot_usd_per_h.assign(t.available.size(), 1.0);
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("the default policy: back to spot once a run outlasts every observed one", "[solve][deadline_policy][policies]") {
+    // Runs of 2 ticks, outages of 2, then a long run. With d = 2 ticks no observed run repays a
+    // switch, so on-demand stays at age 2. The runs do no work, so rule 1 expects the slack to run
+    // out (P = 1) and B(x) = (Q - p)(x - d) - p d - Q d - 2d (Q - p): at age 50 the run is taken to
+    // last as long again (B(3000 s) > 0) and the job goes back to spot.
+    const deadline_market m{.regions = {periodic_trace("r0", {2, 2}, 50, 100)}};
+    const deadline_job job{.work_s = 3600.0, .deadline_s = 100000.0, .changeover_s = 120.0};
+    const dnnplan::deadline_state on_demand{.mode = deadline_action::on_demand, .region = 0, .work_left_s = 3600.0};
+    dnnplan::adaptive_deadline_policy at_2, at_50;
+    CHECK(at_2.decide(dnnplan::deadline_view(m, job, 201, 0, on_demand)).action == deadline_action::on_demand);
+    CHECK(at_50.decide(dnnplan::deadline_view(m, job, 249, 0, on_demand)).action == deadline_action::spot);
+}
+
+TEST_CASE("the default policy moves to another region only when the run there repays the egress", "[solve][deadline_policy][policies]") {
+    // The checkpoint is in r0, which has no spot now; r1's run began this tick. With runs of 2 ticks
+    // in r1 the run cannot repay 2E and the changeovers: the job waits. With runs of 500 ticks it
+    // moves.
+    const dnnplan::spot_market_trace home = periodic_trace("r0", {5, 5}, 61, 0);  // ends in an outage
+    const deadline_job job{.work_s = 3600.0, .deadline_s = 100000.0, .changeover_s = 60.0, .egress_usd = 0.5};
+    const dnnplan::deadline_state waiting{.mode = deadline_action::wait, .region = 0, .work_left_s = 3600.0};
+    const auto decide_with = [&](dnnplan::spot_market_trace r1) {
+        r1.available.resize(home.available.size() - 1, 0);
+        r1.available.push_back(1);  // a run that starts at the last tick
+        r1.spot_usd_per_h.assign(r1.available.size(), 1.0);
+        const deadline_market m{.regions = {home, r1}};
+        dnnplan::adaptive_deadline_policy policy;
+        return policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, waiting));
+    };
+    const deadline_decision short_runs = decide_with(periodic_trace("r1", {2, 3}, 100, 0));
+    CHECK(short_runs.action == deadline_action::wait);
+    const deadline_decision long_runs = decide_with(periodic_trace("r1", {1, 3, 500, 3}, 1, 0));  // the first run is censored
+    CHECK(long_runs.action == deadline_action::spot);
+    CHECK(long_runs.region == 1);
+}

@@ -14,13 +14,26 @@
 //    slack and m(tau) USD, and the slack they use beyond the slack left, its total taken as normal
 //    (mean n s, variance n var s), costs on-demand instead of spot:
 //        cost(tau) = n m(tau) + k (Q - p) E[(U - slack)^+],   U ~ N(n s, n var s).
+//    Once the outage in progress has outlasted tau, the same cost is weighed again with the outage
+//    in progress conditioned on the age it has reached (its first part: only the outages at least
+//    that long; the cycles after it keep tau): the policy waits on while some later threshold T
+//    costs less than paying now, and re-weighs at T.
 // 2. Back to spot from on-demand (optimal stopping over the run's age): a switch pays a changeover
-//    at the spot price, and one back to on-demand when the run ends, and uses 2d of slack, whose
-//    value is (Q - p) times the probability that the slack runs out (rule 1's model); the policy
+//    at the spot price, uses 2d of slack, worth (Q - p) P a second (P: the probability that the
+//    slack runs out, from rule 1's model), and pays the changeover back to on-demand when the run
+//    ends with probability P (with ample slack the job then waits for spot instead). The policy
 //    switches once the run has lasted a* ticks, a* the age that maximises the expected benefit of
 //    switching then over the empirical run lengths (never, when no age pays).
-// With several regions, spot is taken in the checkpoint's region when it has spot (no egress),
-// else in the region of cheapest spot; on-demand runs in the checkpoint's region.
+// A period that has lasted longer than any observed one is taken to last as long again (the
+// Lindy effect of heavy-tailed lengths; Eliazar, "Lindy's Law", Physica A 486, 2017): a run that
+// long switches back when the benefit of a run as long again is positive, an outage that long is
+// weighed as one of twice its age.
+//
+// With several regions, spot is taken in the checkpoint's region when it has spot (no egress);
+// else in the region of cheapest spot, and only when the run it can expect there (that region's
+// own run lengths, conditioned on the run's age) repays the egress there and back (2E) and the
+// changeovers (d at p, d at Q back): E[x - d] (Q - p) - p d - Q d > 2 E. Otherwise the job keeps
+// on-demand or waits. On-demand runs in the checkpoint's region.
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
@@ -42,12 +55,12 @@ namespace dnnplan {
 
 struct adaptive_deadline_options {
     /// Slack (seconds) kept out of rule 1's budget, for the end of the job.
-    double reserve_s = 2000.0;
+    double reserve_s = 4000.0;
     /// k: how much more a second of slack used beyond the slack left costs than the spot it
     /// replaces (the job's end then runs on-demand, spot or not).
-    double overrun_weight = 3.0;
+    double overrun_weight = 2.0;
     /// Slack (in changeovers) a switch back to spot needs.
-    double switch_slack_changeovers = 2.0;
+    double switch_slack_changeovers = 1.0;
 
     void validate(std::string_view path = "options") const {
         const std::string p = detail::field_prefix(path);
@@ -89,15 +102,66 @@ struct cycle_part {
     return {(mean - s) * tail + sd * density, tail};
 }
 
-/// At most `most` candidate thresholds: `first` and the distinct lengths (every k-th when there
-/// are more), and one past the longest (waiting every period out).
-[[nodiscard]] inline std::vector<double> threshold_candidates(const length_histogram& h, std::size_t most, double first) {
+/// At most `most` candidate thresholds: `first`, the distinct lengths at least `from` (every k-th
+/// when there are more), and one past the longest (waiting every period out).
+[[nodiscard]] inline std::vector<double> threshold_candidates(const length_histogram& h, std::size_t most, double first, double from = 0.0) {
     std::vector<double> out{first};
     const auto& bins = h.bins();
-    const std::size_t step = std::max<std::size_t>(1, bins.size() / most);
-    for (std::size_t i = 0; i < bins.size(); i += step) out.push_back(static_cast<double>(bins[i].first));
-    if (!bins.empty()) out.push_back(static_cast<double>(bins.back().first) + 1.0);
+    const auto begin = std::find_if(bins.begin(), bins.end(), [&](const auto& b) { return static_cast<double>(b.first) >= from; });
+    const auto size = static_cast<std::size_t>(bins.end() - begin);
+    const std::size_t step = std::max<std::size_t>(1, size / most);
+    for (std::size_t i = 0; i < size; i += step) out.push_back(static_cast<double>(begin[static_cast<std::ptrdiff_t>(i)].first));
+    if (!bins.empty()) out.push_back(std::max(static_cast<double>(bins.back().first), from) + 1.0);
     return out;
+}
+
+/// How much longer than its age a period is taken to last when it has outlasted every observed
+/// one: as long again (top of adaptive.hpp).
+inline constexpr double unseen_length_factor = 2.0;
+
+/// The lengths (ticks, weight) of the periods at least `age` ticks long, weights summing to 1; a
+/// period older than every observed one is taken to last unseen_length_factor x its age.
+[[nodiscard]] inline std::vector<std::pair<double, double>> lengths_at_least(const length_histogram& h, double age) {
+    std::vector<std::pair<double, double>> out;
+    double n = 0.0;
+    for (const auto& [length, count] : h.bins())
+        if (static_cast<double>(length) >= age) out.emplace_back(static_cast<double>(length), static_cast<double>(count)), n += static_cast<double>(count);
+    if (out.empty()) return {{unseen_length_factor * age, 1.0}};
+    for (auto& [length, weight] : out) weight /= n;
+    return out;
+}
+
+/// An outage's part of a cycle when the job waits while the outage's age is at most tau and runs
+/// on-demand after it, over `lengths` (those of an outage that has lasted `age` ticks, this one
+/// included: from now, max(min(l, tau) - age + 1, 0) ticks waited, l - max(tau, age - 1) paid).
+[[nodiscard]] inline cycle_part outage_part(const std::vector<std::pair<double, double>>& lengths, double tau, double age, double gap_s,
+                                            double changeover_s, double on_demand_usd_per_s) noexcept {
+    cycle_part part;
+    for (const auto& [l, c] : lengths) {
+        const double paid = std::max(l - std::max(tau, age - 1.0), 0.0) * gap_s;
+        const double x = std::max(std::min(l, tau) - age + 1.0, 0.0) * gap_s + std::min(paid, changeover_s);
+        part.work_s += c * std::max(paid - changeover_s, 0.0), part.slack_s += c * x, part.slack2_s2 += c * x * x,
+            part.usd += c * on_demand_usd_per_s * paid;
+    }
+    return part;
+}
+
+/// A renewal cycle of rule 1: a run's part then an outage's, and the variance of its slack (the
+/// two parts taken as independent).
+[[nodiscard]] inline std::pair<cycle_part, double> renewal_cycle(const cycle_part& run, const cycle_part& outage) noexcept {
+    const double var = std::max(run.slack2_s2 - run.slack_s * run.slack_s, 0.0) + std::max(outage.slack2_s2 - outage.slack_s * outage.slack_s, 0.0);
+    return {{run.work_s + outage.work_s, run.slack_s + outage.slack_s, 0.0, run.usd + outage.usd}, var};
+}
+
+/// Rule 1's cost of the rest of the job (top of adaptive.hpp): a first part (the outage in
+/// progress; empty at a period's start), then n = (work - its work) / w renewal cycles of `cycle`,
+/// the slack used beyond `slack_s` weighted by k (Q - p). Returns the cost and P(overrun).
+[[nodiscard]] inline std::pair<double, double> rest_of_job_cost(const cycle_part& first, const cycle_part& cycle, double cycle_var_s2,
+                                                                double work_s, double slack_s, double overrun_usd_per_s) noexcept {
+    const double cycles = cycle.work_s > 0.0 ? std::max(work_s - first.work_s, 0.0) / cycle.work_s : 0.0;
+    const double var = std::max(first.slack2_s2 - first.slack_s * first.slack_s, 0.0) + cycles * cycle_var_s2;
+    const auto [over, p_over] = normal_overrun(first.slack_s + cycles * cycle.slack_s, std::sqrt(var), slack_s);
+    return {first.usd + cycles * cycle.usd + overrun_usd_per_s * over, p_over};
 }
 
 }  // namespace detail::deadline
@@ -110,8 +174,14 @@ public:
         const deadline_state& s = v.state();
         if (s.work_left_s <= deadline_work_tolerance_s) return {deadline_action::wait, std::max(s.region, 0), "done"};
         history_.update(v);
+        if (v.regions() > 1) update_region_histories(v);
         const std::int32_t od_region = on_demand_region(v);
         const std::int32_t spot_region = best_spot_region(v);
+        if (spot_region >= 0 && !move_pays(v, spot_region)) {
+            const deadline_action keep = s.mode == deadline_action::on_demand ? deadline_action::on_demand : deadline_action::wait;
+            return detail::deadline::safety_net(v, {keep, od_region, "spot only in another region, where a run would not repay the egress and changeovers"},
+                                                false, od_region);
+        }
         deadline_decision ask = choose(v, spot_region, od_region);
         const std::int32_t region = ask.action == deadline_action::spot ? spot_region : od_region;
         return detail::deadline::safety_net(v, ask, spot_region == region && spot_region >= 0, region);
@@ -126,9 +196,11 @@ private:
             return {deadline_action::on_demand, od_region, "on-demand until the spot run has lasted long enough"};
         }
         if (s.mode == deadline_action::on_demand) return {deadline_action::on_demand, od_region, "on-demand until spot returns"};
-        if (static_cast<double>(history_.age()) > thresholds(v).wait_ticks)
-            return {deadline_action::on_demand, od_region, "the outage outlasted the wait threshold: on-demand"};
-        return {deadline_action::wait, od_region, "waiting for spot, within the wait threshold"};
+        if (static_cast<double>(history_.age()) <= thresholds(v).wait_ticks)
+            return {deadline_action::wait, od_region, "waiting for spot, within the wait threshold"};
+        if (static_cast<double>(history_.age()) <= wait_on_ticks(v))
+            return {deadline_action::wait, od_region, "the outage outlasted the wait threshold, but at its age waiting on costs less"};
+        return {deadline_action::on_demand, od_region, "the outage outlasted the wait threshold: on-demand"};
     }
 
     /// The checkpoint's region, or before the first run the region of cheapest on-demand.
@@ -164,28 +236,52 @@ private:
         return job.deadline_s - v.elapsed_s() - v.state().work_left_s - job.changeover_s - options_.reserve_s;
     }
 
+    /// The first tick of the period in progress.
+    [[nodiscard]] std::size_t period_start(const deadline_view& v) const noexcept { return v.now() + 1 - static_cast<std::size_t>(history_.age()); }
+
+    void update_region_histories(const deadline_view& v) {
+        if (region_histories_.size() != v.regions()) {
+            region_histories_.clear();
+            for (std::size_t r = 0; r < v.regions(); ++r) region_histories_.emplace_back(static_cast<std::int32_t>(r));
+        }
+        for (auto& h : region_histories_) h.update(v);
+    }
+
     /// Rule 1, computed once per period (at its first tick, or at the first view of it).
     [[nodiscard]] const detail::deadline::thresholds& thresholds(const deadline_view& v) {
-        const std::size_t period_start = v.now() + 1 - static_cast<std::size_t>(history_.age());
-        if (thresholds_for_ != period_start || !thresholds_valid_) {
+        if (thresholds_for_ != period_start(v) || !thresholds_valid_) {
             thresholds_ = compute_thresholds(v, prices(v, -1));
-            thresholds_for_ = period_start;
+            thresholds_for_ = period_start(v);
             thresholds_valid_ = true;
+            wait_on_ticks_ = -1.0;
         }
         return thresholds_;
     }
 
+    /// Rule 1 past tau: the age up to which waiting on costs less, re-weighed when it is reached.
+    [[nodiscard]] double wait_on_ticks(const deadline_view& v) {
+        if (static_cast<double>(history_.age()) > wait_on_ticks_)
+            wait_on_ticks_ = compute_wait_on(v, prices(v, -1), thresholds_.wait_ticks);
+        return wait_on_ticks_;
+    }
+
     [[nodiscard]] detail::deadline::thresholds compute_thresholds(const deadline_view& v, detail::deadline::unit_prices u) const;
+    [[nodiscard]] double compute_wait_on(const deadline_view& v, detail::deadline::unit_prices u, double tau) const;
     [[nodiscard]] detail::deadline::cycle_part run_part(const deadline_view& v, double spot_usd_per_s) const;
-    [[nodiscard]] std::vector<std::pair<double, detail::deadline::cycle_part>> outage_parts(const deadline_view& v, double on_demand_usd_per_s) const;
     [[nodiscard]] bool switch_pays(const deadline_view& v, std::int32_t spot_region);
-    [[nodiscard]] double best_switch_age(const deadline_view& v, double slack_value_usd_per_s, double spot_usd_per_s) const;
+    [[nodiscard]] double switch_benefit_usd(const deadline_view& v, double left_s) const;
+    [[nodiscard]] double best_switch_age(const deadline_view& v) const;
+    [[nodiscard]] bool move_pays(const deadline_view& v, std::int32_t spot_region) const;
 
     adaptive_deadline_options options_;
     detail::deadline::availability_history history_;
+    std::vector<detail::deadline::availability_history> region_histories_;
     detail::deadline::thresholds thresholds_{};
     std::size_t thresholds_for_ = 0;
     bool thresholds_valid_ = false;
+    double wait_on_ticks_ = -1.0;
+    detail::deadline::unit_prices switch_prices_{};
+    double switch_p_overrun_ = 0.0;
     double switch_age_ = 0.0;
     std::size_t switch_age_for_ = 0;
     bool switch_age_valid_ = false;
@@ -203,56 +299,59 @@ inline detail::deadline::cycle_part adaptive_deadline_policy::run_part(const dea
     return part;
 }
 
-/// An outage's part of a cycle for each wait threshold tau: waited up to tau, on-demand after it.
-inline std::vector<std::pair<double, detail::deadline::cycle_part>> adaptive_deadline_policy::outage_parts(const deadline_view& v,
-                                                                                                           double on_demand_usd_per_s) const {
-    const double g = v.gap_s(), d = v.job().changeover_s;
-    const auto n = static_cast<double>(history_.outages().count());
-    std::vector<std::pair<double, detail::deadline::cycle_part>> out;
-    for (const double tau : detail::deadline::threshold_candidates(history_.outages(), 24, 0.0)) {
-        detail::deadline::cycle_part part;
-        for (const auto& [length, count] : history_.outages().bins()) {
-            const double l = static_cast<double>(length), c = static_cast<double>(count) / n;
-            const double paid = std::max(l - tau, 0.0) * g, x = std::min(l, tau) * g + std::min(paid, d);
-            part.work_s += c * std::max(paid - d, 0.0), part.slack_s += c * x, part.slack2_s2 += c * x * x, part.usd += c * on_demand_usd_per_s * paid;
-        }
-        out.emplace_back(tau, part);
-    }
-    return out;
-}
-
 /// Rule 1 (top of this header): the wait threshold of least expected cost.
 inline detail::deadline::thresholds adaptive_deadline_policy::compute_thresholds(const deadline_view& v,
                                                                                    detail::deadline::unit_prices u) const {
-    const double work = v.state().work_left_s, slack = spendable_slack_s(v);
+    using namespace detail::deadline;
     if (history_.runs().empty() || history_.outages().empty()) return {std::numeric_limits<double>::infinity(), 0.0};
-    const detail::deadline::cycle_part r = run_part(v, u.spot_usd_per_s);
+    const double g = v.gap_s(), d = v.job().changeover_s, k_usd_per_s = options_.overrun_weight * (u.on_demand_usd_per_s - u.spot_usd_per_s);
+    const cycle_part r = run_part(v, u.spot_usd_per_s);
+    const auto lengths = lengths_at_least(history_.outages(), 1.0);
     detail::deadline::thresholds best{0.0, 1.0};
     double best_cost = std::numeric_limits<double>::infinity();
-    for (const auto& [tau, o] : outage_parts(v, u.on_demand_usd_per_s)) {
-        const double w = r.work_s + o.work_s;
-        if (!(w > 0.0)) continue;
-        const double cycles = work / w;
-        const double var = std::max(r.slack2_s2 - r.slack_s * r.slack_s, 0.0) + std::max(o.slack2_s2 - o.slack_s * o.slack_s, 0.0);
-        const auto [over, p_over] = detail::deadline::normal_overrun(cycles * (r.slack_s + o.slack_s), std::sqrt(cycles * var), slack);
-        const double cost = cycles * (r.usd + o.usd) + options_.overrun_weight * (u.on_demand_usd_per_s - u.spot_usd_per_s) * over;
+    for (const double tau : threshold_candidates(history_.outages(), 24, 0.0)) {
+        const auto [cycle, var] = renewal_cycle(r, outage_part(lengths, tau, 1.0, g, d, u.on_demand_usd_per_s));
+        if (!(cycle.work_s > 0.0)) continue;
+        const auto [cost, p_over] = rest_of_job_cost({}, cycle, var, v.state().work_left_s, spendable_slack_s(v), k_usd_per_s);
         if (cost < best_cost) best_cost = cost, best = {tau, p_over};
     }
     return best;
 }
 
-/// Rule 2 (top of this header): the age at which a switch back to spot pays best, over the
-/// empirical run lengths; +inf when no age pays. B(X) for X seconds of the run left: the spot work
-/// after the changeover saves Q - p a second; the changeover is billed at p, the one back at Q, and
-/// the 2d of slack are worth `slack_value_usd_per_s` a second.
-inline double adaptive_deadline_policy::best_switch_age(const deadline_view& v, double slack_value_usd_per_s, double spot_usd_per_s) const {
-    const double g = v.gap_s(), d = v.job().changeover_s;
-    const double od = v.on_demand_usd_per_h(static_cast<std::size_t>(on_demand_region(v))) * v.job().instances / 3600.0;
+/// Rule 1 past tau (top of this header): the outage in progress, `age` ticks old, conditioned on
+/// its age; the threshold T >= age - 1 of least expected cost (age - 1: on-demand now).
+inline double adaptive_deadline_policy::compute_wait_on(const deadline_view& v, detail::deadline::unit_prices u, double tau) const {
+    using namespace detail::deadline;
+    const double g = v.gap_s(), d = v.job().changeover_s, age = static_cast<double>(history_.age());
+    const double k_usd_per_s = options_.overrun_weight * (u.on_demand_usd_per_s - u.spot_usd_per_s);
+    const auto [cycle, var] = renewal_cycle(run_part(v, u.spot_usd_per_s),
+                                            outage_part(lengths_at_least(history_.outages(), 1.0), tau, 1.0, g, d, u.on_demand_usd_per_s));
+    const auto now = lengths_at_least(history_.outages(), age);
+    double best_t = age - 1.0, best_cost = std::numeric_limits<double>::infinity();
+    std::vector<double> candidates = threshold_candidates(history_.outages(), 24, age - 1.0, age);
+    if (history_.outages().bins().back().first < history_.age()) candidates.push_back(now.front().first);  // the Lindy length
+    for (const double t : candidates) {
+        const cycle_part first = outage_part(now, t, age, g, d, u.on_demand_usd_per_s);
+        const double cost = rest_of_job_cost(first, cycle, var, v.state().work_left_s, spendable_slack_s(v), k_usd_per_s).first;
+        if (cost < best_cost) best_cost = cost, best_t = t;
+    }
+    return best_t;
+}
+
+/// B(X), the benefit of a switch back to spot with X seconds of the run left (rule 2, top of this
+/// header): the spot work after the changeover saves Q - p a second; the changeover is billed at p,
+/// the one back at Q with probability P, and the 2d of slack are worth (Q - p) P a second.
+inline double adaptive_deadline_policy::switch_benefit_usd(const deadline_view& v, double left_s) const {
+    const double d = v.job().changeover_s, p = switch_prices_.spot_usd_per_s, q = switch_prices_.on_demand_usd_per_s;
+    return (q - p) * std::max(left_s - d, 0.0) - p * std::min(left_s, d) - q * d * switch_p_overrun_ - (q - p) * switch_p_overrun_ * 2.0 * d;
+}
+
+/// Rule 2: the age at which a switch back to spot pays best, over the empirical run lengths; +inf
+/// when no age pays.
+inline double adaptive_deadline_policy::best_switch_age(const deadline_view& v) const {
+    const double g = v.gap_s();
     const auto& runs = history_.runs().bins();
     if (runs.empty()) return 1.0;  // nothing learnt: switch
-    const auto benefit = [&](double left_s) {
-        return (od - spot_usd_per_s) * std::max(left_s - d, 0.0) - spot_usd_per_s * std::min(left_s, d) - od * d - slack_value_usd_per_s * 2.0 * d;
-    };
     double best_age = std::numeric_limits<double>::infinity(), best = 0.0;
     std::vector<double> ages{1.0};
     const std::size_t step = std::max<std::size_t>(1, runs.size() / 64);
@@ -260,25 +359,45 @@ inline double adaptive_deadline_policy::best_switch_age(const deadline_view& v, 
     for (const double age : ages) {
         double total = 0.0;
         for (const auto& [length, count] : runs)
-            if (static_cast<double>(length) >= age) total += static_cast<double>(count) * benefit((static_cast<double>(length) - age + 1.0) * g);
+            if (static_cast<double>(length) >= age) total += static_cast<double>(count) * switch_benefit_usd(v, (static_cast<double>(length) - age + 1.0) * g);
         if (total > best) best = total, best_age = age;
     }
     return best_age;
 }
 
-/// Rule 2 for the run in progress (computed at its first view), and the slack it needs.
+/// Rule 2 for the run in progress (computed at its first view), and the slack it needs. A run that
+/// has outlasted every observed one switches when a run as long again would pay.
 inline bool adaptive_deadline_policy::switch_pays(const deadline_view& v, std::int32_t spot_region) {
     const double d = v.job().changeover_s;
     if (spendable_slack_s(v) + options_.reserve_s < options_.switch_slack_changeovers * d) return false;
-    const std::size_t run_start = v.now() + 1 - static_cast<std::size_t>(history_.age());
-    if (switch_age_for_ != run_start || !switch_age_valid_) {
-        const detail::deadline::unit_prices u = prices(v, spot_region);
-        const double p_over = compute_thresholds(v, u).p_overrun;
-        switch_age_ = best_switch_age(v, (u.on_demand_usd_per_s - u.spot_usd_per_s) * p_over, u.spot_usd_per_s);
-        switch_age_for_ = run_start;
+    if (switch_age_for_ != period_start(v) || !switch_age_valid_) {
+        switch_prices_ = prices(v, spot_region);
+        switch_p_overrun_ = compute_thresholds(v, switch_prices_).p_overrun;
+        switch_age_ = best_switch_age(v);
+        switch_age_for_ = period_start(v);
         switch_age_valid_ = true;
     }
-    return static_cast<double>(history_.age()) >= switch_age_;
+    const auto age = static_cast<double>(history_.age());
+    const auto& runs = history_.runs().bins();
+    if (!runs.empty() && age > static_cast<double>(runs.back().first) &&
+        switch_benefit_usd(v, (detail::deadline::unseen_length_factor - 1.0) * age * v.gap_s()) > 0.0)
+        return true;
+    return age >= switch_age_;
+}
+
+/// A move to `spot_region`, away from the checkpoint (top of this header): the work its run can
+/// be expected to do, from that region's run lengths at the run's age, repays 2E and the changeovers.
+inline bool adaptive_deadline_policy::move_pays(const deadline_view& v, std::int32_t spot_region) const {
+    const std::int32_t home = v.state().region;
+    if (home < 0 || spot_region == home) return true;
+    const auto& h = region_histories_[static_cast<std::size_t>(spot_region)];
+    const double g = v.gap_s(), d = v.job().changeover_s, age = static_cast<double>(h.age());
+    const detail::deadline::unit_prices u = prices(v, spot_region);
+    double work_s = 0.0;
+    for (const auto& [length, weight] : detail::deadline::lengths_at_least(h.runs(), age))
+        work_s += weight * std::max((length - age + 1.0) * g - d, 0.0);
+    const double p = u.spot_usd_per_s, q = u.on_demand_usd_per_s;
+    return work_s * (q - p) - p * d - q * d > 2.0 * v.job().egress_usd;
 }
 
 static_assert(deadline_policy<adaptive_deadline_policy>);

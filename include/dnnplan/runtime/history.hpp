@@ -1,7 +1,7 @@
 #pragma once
 // What a deadline policy learns from the availability it has observed: the lengths of the spot
-// runs (ticks with spot somewhere, in a row) and of the outages (ticks without) that have ended,
-// and the age of the period in progress. Kept up to date one tick at a time, as the simulator or a
+// runs (ticks with spot, in a row: in one region, or anywhere) and of the outages (ticks without)
+// that have ended, and the age of the period in progress. Kept up to date one tick at a time, as the simulator or a
 // scheduler hands the policy its views; built from the whole history (the ticks before the job's
 // start included) on the first view or when a view does not follow the last one.
 
@@ -38,16 +38,18 @@ private:
     std::int64_t count_ = 0;
 };
 
-/// The runs and outages of spot "somewhere" (in any region where a gang of N fits).
+/// The runs and outages of spot in one region, or "somewhere" (in any region where a gang of N
+/// fits; region -1, the default).
 class availability_history {
 public:
+    explicit availability_history(std::int32_t region = -1) noexcept : region_(region) {}
 
     /// Brings the history up to the view's tick: one step when the view follows the last one,
     /// else a rebuild from the trace's first tick.
     void update(const deadline_view& v) {
         const std::size_t now = v.now();
         if (!built_ || now != last_ + 1) rebuild(v);
-        else step(spot_somewhere(v, now));
+        else step(up(v, now));
         last_ = now;
     }
     [[nodiscard]] const length_histogram& runs() const noexcept { return runs_; }
@@ -55,21 +57,22 @@ public:
     /// Ticks the period in progress has lasted, this one included.
     [[nodiscard]] std::int64_t age() const noexcept { return age_; }
 
-    [[nodiscard]] static bool spot_somewhere(const deadline_view& v, std::size_t k) {
+private:
+    [[nodiscard]] bool up(const deadline_view& v, std::size_t k) const {
+        if (region_ >= 0) return v.available(static_cast<std::size_t>(region_), k) >= v.job().instances;
         for (std::size_t r = 0; r < v.regions(); ++r)
             if (v.available(r, k) >= v.job().instances) return true;
         return false;
     }
 
-private:
     void rebuild(const deadline_view& v) {
         runs_.clear();
         outages_.clear();
         censored_ = true;  // the first period began before the trace: its length is unknown
         built_ = true;
-        up_ = spot_somewhere(v, 0);
+        up_ = up(v, 0);
         age_ = 1;
-        for (std::size_t k = 1; k <= v.now(); ++k) step(spot_somewhere(v, k));
+        for (std::size_t k = 1; k <= v.now(); ++k) step(up(v, k));
     }
     void step(bool up) {
         if (up == up_) {
@@ -82,6 +85,7 @@ private:
         age_ = 1;
     }
 
+    std::int32_t region_ = -1;
     length_histogram runs_, outages_;
     bool built_ = false, censored_ = true, up_ = false;
     std::int64_t age_ = 0;
