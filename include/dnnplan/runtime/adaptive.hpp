@@ -30,10 +30,10 @@
 // weighed as one of twice its age.
 //
 // With several regions, spot is taken in the checkpoint's region when it has spot (no egress);
-// else in the region of cheapest spot, and only when the run it can expect there (that region's
-// own run lengths, conditioned on the run's age) repays the egress there and back (2E) and the
-// changeovers (d at p, d at Q back): E[x - d] (Q - p) - p d - Q d > 2 E. Otherwise the job keeps
-// on-demand or waits. On-demand runs in the checkpoint's region.
+// else in the region of cheapest spot, by rule 2's optimal stopping over that region's own run
+// lengths with the egress there and back (2E) taken from the benefit: the job moves once that
+// region's run has lasted long enough that B(x) - 2E pays. Until then it keeps on-demand or waits.
+// On-demand runs in the checkpoint's region.
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
@@ -164,6 +164,46 @@ inline constexpr double unseen_length_factor = 2.0;
     return {first.usd + cycles * cycle.usd + overrun_usd_per_s * over, p_over};
 }
 
+/// B(x), the benefit of starting on a spot run from on-demand with x seconds of the run left
+/// (rule 2, top of adaptive.hpp): the spot work after the changeover saves Q - p a second; the
+/// changeover is billed at p, the one back at Q with probability P, the 2d of slack are worth
+/// (Q - p) P a second; `extra_usd` (a move's egress there and back) is paid besides.
+[[nodiscard]] inline double start_benefit_usd(unit_prices u, double p_overrun, double changeover_s, double extra_usd, double left_s) noexcept {
+    const double p = u.spot_usd_per_s, q = u.on_demand_usd_per_s, d = changeover_s;
+    return (q - p) * std::max(left_s - d, 0.0) - p * std::min(left_s, d) - q * d * p_overrun - (q - p) * p_overrun * 2.0 * d - extra_usd;
+}
+
+/// The age (ticks) at which starting on a spot run pays best, over the empirical run lengths, for
+/// `benefit(x)` the benefit with x seconds of the run left (optimal stopping over the run's age:
+/// the sum over the runs at least that long); +inf when no age pays, 1 when nothing is learnt.
+template <class Benefit>
+[[nodiscard]] double best_start_age(const length_histogram& h, double gap_s, Benefit benefit) {
+    const auto& runs = h.bins();
+    if (runs.empty()) return 1.0;  // nothing learnt: start
+    double best_age = std::numeric_limits<double>::infinity(), best = 0.0;
+    std::vector<double> ages{1.0};
+    const std::size_t step = std::max<std::size_t>(1, runs.size() / 64);
+    for (std::size_t i = 0; i < runs.size(); i += step) ages.push_back(static_cast<double>(runs[i].first));
+    for (const double age : ages) {
+        double total = 0.0;
+        for (const auto& [length, count] : runs)
+            if (static_cast<double>(length) >= age) total += static_cast<double>(count) * benefit((static_cast<double>(length) - age + 1.0) * gap_s);
+        if (total > best) best = total, best_age = age;
+    }
+    return best_age;
+}
+
+/// Rule 2's figures for one spot run, computed at its first view: the prices, P, and the age a* at
+/// which starting on it pays.
+struct start_rule {
+    unit_prices prices{};
+    double p_overrun = 0.0;
+    double start_age = 0.0;
+    std::size_t run_start = 0;
+    std::int32_t region = -1;
+    bool valid = false;
+};
+
 }  // namespace detail::deadline
 
 class adaptive_deadline_policy {
@@ -179,7 +219,7 @@ public:
         const std::int32_t spot_region = best_spot_region(v);
         if (spot_region >= 0 && !move_pays(v, spot_region)) {
             const deadline_action keep = s.mode == deadline_action::on_demand ? deadline_action::on_demand : deadline_action::wait;
-            return detail::deadline::safety_net(v, {keep, od_region, "spot only in another region, where a run would not repay the egress and changeovers"},
+            return detail::deadline::safety_net(v, {keep, od_region, "spot only in another region, whose run has not lasted long enough to repay the egress"},
                                                 false, od_region);
         }
         deadline_decision ask = choose(v, spot_region, od_region);
@@ -269,9 +309,9 @@ private:
     [[nodiscard]] double compute_wait_on(const deadline_view& v, detail::deadline::unit_prices u, double tau) const;
     [[nodiscard]] detail::deadline::cycle_part run_part(const deadline_view& v, double spot_usd_per_s) const;
     [[nodiscard]] bool switch_pays(const deadline_view& v, std::int32_t spot_region);
-    [[nodiscard]] double switch_benefit_usd(const deadline_view& v, double left_s) const;
-    [[nodiscard]] double best_switch_age(const deadline_view& v) const;
-    [[nodiscard]] bool move_pays(const deadline_view& v, std::int32_t spot_region) const;
+    [[nodiscard]] bool move_pays(const deadline_view& v, std::int32_t spot_region);
+    [[nodiscard]] bool start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
+                                  const detail::deadline::availability_history& h, double extra_usd) const;
 
     adaptive_deadline_options options_;
     detail::deadline::availability_history history_;
@@ -280,11 +320,7 @@ private:
     std::size_t thresholds_for_ = 0;
     bool thresholds_valid_ = false;
     double wait_on_ticks_ = -1.0;
-    detail::deadline::unit_prices switch_prices_{};
-    double switch_p_overrun_ = 0.0;
-    double switch_age_ = 0.0;
-    std::size_t switch_age_for_ = 0;
-    bool switch_age_valid_ = false;
+    detail::deadline::start_rule switch_{}, move_{};
 };
 
 /// A run's part of a cycle: taken at once, a changeover, then work.
@@ -338,66 +374,38 @@ inline double adaptive_deadline_policy::compute_wait_on(const deadline_view& v, 
     return best_t;
 }
 
-/// B(X), the benefit of a switch back to spot with X seconds of the run left (rule 2, top of this
-/// header): the spot work after the changeover saves Q - p a second; the changeover is billed at p,
-/// the one back at Q with probability P, and the 2d of slack are worth (Q - p) P a second.
-inline double adaptive_deadline_policy::switch_benefit_usd(const deadline_view& v, double left_s) const {
-    const double d = v.job().changeover_s, p = switch_prices_.spot_usd_per_s, q = switch_prices_.on_demand_usd_per_s;
-    return (q - p) * std::max(left_s - d, 0.0) - p * std::min(left_s, d) - q * d * switch_p_overrun_ - (q - p) * switch_p_overrun_ * 2.0 * d;
-}
-
-/// Rule 2: the age at which a switch back to spot pays best, over the empirical run lengths; +inf
-/// when no age pays.
-inline double adaptive_deadline_policy::best_switch_age(const deadline_view& v) const {
-    const double g = v.gap_s();
-    const auto& runs = history_.runs().bins();
-    if (runs.empty()) return 1.0;  // nothing learnt: switch
-    double best_age = std::numeric_limits<double>::infinity(), best = 0.0;
-    std::vector<double> ages{1.0};
-    const std::size_t step = std::max<std::size_t>(1, runs.size() / 64);
-    for (std::size_t i = 0; i < runs.size(); i += step) ages.push_back(static_cast<double>(runs[i].first));
-    for (const double age : ages) {
-        double total = 0.0;
-        for (const auto& [length, count] : runs)
-            if (static_cast<double>(length) >= age) total += static_cast<double>(count) * switch_benefit_usd(v, (static_cast<double>(length) - age + 1.0) * g);
-        if (total > best) best = total, best_age = age;
+/// Rule 2 and the move rule for the spot run in progress of history `h` (its figures computed at
+/// its first view): start once the run has lasted a* ticks, or once it has outlasted every
+/// observed run when a run as long again pays.
+inline bool adaptive_deadline_policy::start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
+                                                 const detail::deadline::availability_history& h, double extra_usd) const {
+    const std::size_t run_start = v.now() + 1 - static_cast<std::size_t>(h.age());
+    const double g = v.gap_s(), d = v.job().changeover_s, age = static_cast<double>(h.age());
+    const auto benefit = [&](double left_s) { return detail::deadline::start_benefit_usd(rule.prices, rule.p_overrun, d, extra_usd, left_s); };
+    if (!rule.valid || rule.run_start != run_start || rule.region != region) {
+        rule.prices = prices(v, region);
+        rule.p_overrun = compute_thresholds(v, rule.prices).p_overrun;
+        rule.start_age = detail::deadline::best_start_age(h.runs(), g, benefit);
+        rule.run_start = run_start, rule.region = region, rule.valid = true;
     }
-    return best_age;
-}
-
-/// Rule 2 for the run in progress (computed at its first view), and the slack it needs. A run that
-/// has outlasted every observed one switches when a run as long again would pay.
-inline bool adaptive_deadline_policy::switch_pays(const deadline_view& v, std::int32_t spot_region) {
-    const double d = v.job().changeover_s;
-    if (spendable_slack_s(v) + options_.reserve_s < options_.switch_slack_changeovers * d) return false;
-    if (switch_age_for_ != period_start(v) || !switch_age_valid_) {
-        switch_prices_ = prices(v, spot_region);
-        switch_p_overrun_ = compute_thresholds(v, switch_prices_).p_overrun;
-        switch_age_ = best_switch_age(v);
-        switch_age_for_ = period_start(v);
-        switch_age_valid_ = true;
-    }
-    const auto age = static_cast<double>(history_.age());
-    const auto& runs = history_.runs().bins();
-    if (!runs.empty() && age > static_cast<double>(runs.back().first) &&
-        switch_benefit_usd(v, (detail::deadline::unseen_length_factor - 1.0) * age * v.gap_s()) > 0.0)
+    const auto& runs = h.runs().bins();
+    if (!runs.empty() && age > static_cast<double>(runs.back().first) && benefit((detail::deadline::unseen_length_factor - 1.0) * age * g) > 0.0)
         return true;
-    return age >= switch_age_;
+    return age >= rule.start_age;
 }
 
-/// A move to `spot_region`, away from the checkpoint (top of this header): the work its run can
-/// be expected to do, from that region's run lengths at the run's age, repays 2E and the changeovers.
-inline bool adaptive_deadline_policy::move_pays(const deadline_view& v, std::int32_t spot_region) const {
+/// Rule 2 (top of this header), with the slack it needs.
+inline bool adaptive_deadline_policy::switch_pays(const deadline_view& v, std::int32_t spot_region) {
+    if (spendable_slack_s(v) + options_.reserve_s < options_.switch_slack_changeovers * v.job().changeover_s) return false;
+    return start_pays(switch_, v, spot_region, history_, 0.0);
+}
+
+/// A move to `spot_region`, away from the checkpoint (top of this header): rule 2 over that
+/// region's runs, the egress there and back taken from the benefit.
+inline bool adaptive_deadline_policy::move_pays(const deadline_view& v, std::int32_t spot_region) {
     const std::int32_t home = v.state().region;
     if (home < 0 || spot_region == home) return true;
-    const auto& h = region_histories_[static_cast<std::size_t>(spot_region)];
-    const double g = v.gap_s(), d = v.job().changeover_s, age = static_cast<double>(h.age());
-    const detail::deadline::unit_prices u = prices(v, spot_region);
-    double work_s = 0.0;
-    for (const auto& [length, weight] : detail::deadline::lengths_at_least(h.runs(), age))
-        work_s += weight * std::max((length - age + 1.0) * g - d, 0.0);
-    const double p = u.spot_usd_per_s, q = u.on_demand_usd_per_s;
-    return work_s * (q - p) - p * d - q * d > 2.0 * v.job().egress_usd;
+    return start_pays(move_, v, spot_region, region_histories_[static_cast<std::size_t>(spot_region)], 2.0 * v.job().egress_usd);
 }
 
 static_assert(deadline_policy<adaptive_deadline_policy>);
