@@ -210,3 +210,26 @@ TEST_CASE("the default policy moves to another region only when the run there re
     CHECK(long_runs.action == deadline_action::spot);
     CHECK(long_runs.region == 1);
 }
+
+TEST_CASE("the default policy keeps its slack for the long runs (the budget of switches)", "[solve][deadline_policy][policies]") {
+    // Runs of 10 ticks (nine in ten) and of 200, outages of 10; d = 2 ticks. On-demand when a run
+    // has lasted 5 ticks: with ample slack rule 2 switches (its benefit summed over the runs at least
+    // 5 long is positive). With S = R - t - W - d = 720 s the slack affords 3 switches while about
+    // 15.7 runs start before the deadline (mean cycle 39 ticks), so rule 3 waits for the age past
+    // which only the long runs (about one in ten) last: 11 ticks.
+    std::vector<std::size_t> pattern;
+    for (int i = 0; i < 9; ++i) pattern.insert(pattern.end(), {10, 10});
+    pattern.insert(pattern.end(), {200, 10});
+    const deadline_market m{.regions = {periodic_trace("r0", pattern, 3, 300)}};
+    const std::size_t run_start = 3 * 390;
+    const double work_s = 36000.0, d = 120.0;
+    const dnnplan::deadline_state on_demand{.mode = deadline_action::on_demand, .region = 0, .work_left_s = work_s};
+    const auto decide = [&](double slack_s, std::size_t age) {
+        const deadline_job job{.work_s = work_s, .deadline_s = work_s + d + slack_s, .changeover_s = d};
+        dnnplan::adaptive_deadline_policy policy;
+        return policy.decide(dnnplan::deadline_view(m, job, run_start + age - 1, 0, on_demand)).action;
+    };
+    CHECK(decide(100000.0, 5) == deadline_action::spot);
+    CHECK(decide(720.0, 5) == deadline_action::on_demand);
+    CHECK(decide(720.0, 12) == deadline_action::spot);
+}

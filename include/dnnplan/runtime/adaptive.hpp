@@ -24,6 +24,13 @@
 //    ends with probability P (with ample slack the job then waits for spot instead). The policy
 //    switches once the run has lasted a* ticks, a* the age that maximises the expected benefit of
 //    switching then over the empirical run lengths (never, when no age pays).
+// 3. A budget of switches (a threshold that depends on the capacity and time left, as in
+//    Kleywegt and Papastavrou, "The dynamic and stochastic knapsack problem", Operations
+//    Research 46(1), 1998): the slack S = R - t - W - d affords S / 2d switches to spot and back;
+//    about (R - t) / (mean run + mean outage) runs start before the deadline, and a switch at age
+//    a is taken on those at least a long. Rule 2 switches only at ages a where
+//    (R - t) / (mean run + mean outage) x P(run >= a) <= S / 2d, so that the slack is not spent
+//    on early short runs and then missing for the long ones.
 // A period that has lasted longer than any observed one is taken to last as long again (the
 // Lindy effect of heavy-tailed lengths; Eliazar, "Lindy's Law", Physica A 486, 2017): a run that
 // long switches back when the benefit of a run as long again is positive, an outage that long is
@@ -309,6 +316,7 @@ private:
     [[nodiscard]] double compute_wait_on(const deadline_view& v, detail::deadline::unit_prices u, double tau) const;
     [[nodiscard]] detail::deadline::cycle_part run_part(const deadline_view& v, double spot_usd_per_s) const;
     [[nodiscard]] bool switch_pays(const deadline_view& v, std::int32_t spot_region);
+    [[nodiscard]] double budget_age(const deadline_view& v) const;
     [[nodiscard]] bool move_pays(const deadline_view& v, std::int32_t spot_region);
     [[nodiscard]] bool start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
                                   const detail::deadline::availability_history& h, double extra_usd) const;
@@ -321,6 +329,9 @@ private:
     bool thresholds_valid_ = false;
     double wait_on_ticks_ = -1.0;
     detail::deadline::start_rule switch_{}, move_{};
+    double budget_age_ = 1.0;
+    std::size_t budget_for_ = 0;
+    bool budget_valid_ = false;
 };
 
 /// A run's part of a cycle: taken at once, a changeover, then work.
@@ -397,7 +408,37 @@ inline bool adaptive_deadline_policy::start_pays(detail::deadline::start_rule& r
 /// Rule 2 (top of this header), with the slack it needs.
 inline bool adaptive_deadline_policy::switch_pays(const deadline_view& v, std::int32_t spot_region) {
     if (spendable_slack_s(v) + options_.reserve_s < options_.switch_slack_changeovers * v.job().changeover_s) return false;
-    return start_pays(switch_, v, spot_region, history_, 0.0);
+    if (!start_pays(switch_, v, spot_region, history_, 0.0)) return false;
+    if (budget_for_ != switch_.run_start || !budget_valid_) {
+        budget_age_ = budget_age(v);
+        budget_for_ = switch_.run_start;
+        budget_valid_ = true;
+    }
+    return static_cast<double>(history_.age()) >= budget_age_;
+}
+
+/// Rule 3 (top of this header): the least age at which the runs expected before the deadline
+/// that reach it need no more switches than the slack affords (1 when nothing is learnt or d = 0).
+inline double adaptive_deadline_policy::budget_age(const deadline_view& v) const {
+    const auto& runs = history_.runs().bins();
+    const auto& outages = history_.outages().bins();
+    const double d = v.job().changeover_s;
+    if (runs.empty() || outages.empty() || !(d > 0.0)) return 1.0;
+    const auto mean_ticks = [](const auto& bins) {
+        double sum = 0.0, n = 0.0;
+        for (const auto& [length, count] : bins) sum += static_cast<double>(length) * static_cast<double>(count), n += static_cast<double>(count);
+        return sum / n;
+    };
+    const double runs_left = (v.job().deadline_s - v.elapsed_s()) / ((mean_ticks(runs) + mean_ticks(outages)) * v.gap_s());
+    const double switches = std::max(spendable_slack_s(v) + options_.reserve_s, 0.0) / (2.0 * d);
+    const auto n = static_cast<double>(history_.runs().count());
+    double at_least = n, age = 1.0;  // runs at least `age` long
+    for (const auto& [length, count] : runs) {
+        if (runs_left * at_least / n <= switches) return age;
+        at_least -= static_cast<double>(count);
+        age = static_cast<double>(length) + 1.0;
+    }
+    return age;  // one past the longest run: none of the runs observed reaches it
 }
 
 /// A move to `spot_region`, away from the checkpoint (top of this header): rule 2 over that
