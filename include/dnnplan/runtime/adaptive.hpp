@@ -96,6 +96,10 @@ struct thresholds {
 /// empirical lengths: work done, slack used (and its square, for the variance) and money.
 struct cycle_part {
     double work_s = 0.0, slack_s = 0.0, slack2_s2 = 0.0, usd = 0.0;
+    /// Adds one length's figures with its weight (its share of the lengths).
+    void add(double weight, double work, double slack, double money) noexcept {
+        work_s += weight * work, slack_s += weight * slack, slack2_s2 += weight * slack * slack, usd += weight * money;
+    }
 };
 
 /// E[(U - s)^+] and P(U > s) for U ~ N(mean, sd^2): with z = (mean - s) / sd,
@@ -147,8 +151,7 @@ inline constexpr double unseen_length_factor = 2.0;
     for (const auto& [l, c] : lengths) {
         const double paid = std::max(l - std::max(tau, age - 1.0), 0.0) * gap_s;
         const double x = std::max(std::min(l, tau) - age + 1.0, 0.0) * gap_s + std::min(paid, changeover_s);
-        part.work_s += c * std::max(paid - changeover_s, 0.0), part.slack_s += c * x, part.slack2_s2 += c * x * x,
-            part.usd += c * on_demand_usd_per_s * paid;
+        part.add(c, std::max(paid - changeover_s, 0.0), x, on_demand_usd_per_s * paid);
     }
     return part;
 }
@@ -341,7 +344,7 @@ inline detail::deadline::cycle_part adaptive_deadline_policy::run_part(const dea
     detail::deadline::cycle_part part;
     for (const auto& [length, count] : history_.runs().bins()) {
         const double taken = static_cast<double>(length) * g, c = static_cast<double>(count) / n, x = std::min(taken, d);
-        part.work_s += c * std::max(taken - d, 0.0), part.slack_s += c * x, part.slack2_s2 += c * x * x, part.usd += c * spot_usd_per_s * taken;
+        part.add(c, std::max(taken - d, 0.0), x, spot_usd_per_s * taken);
     }
     return part;
 }
