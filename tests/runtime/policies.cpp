@@ -190,25 +190,64 @@ TEST_CASE("the default policy: back to spot once a run outlasts every observed o
 }
 
 TEST_CASE("the default policy moves to another region only when the run there repays the egress", "[solve][deadline_policy][policies]") {
-    // The checkpoint is in r0, which has no spot now; r1's run began this tick. With runs of 2 ticks
-    // in r1 the run cannot repay 2E and the changeovers: the job waits. With runs of 500 ticks it
-    // moves.
+    // The checkpoint is in r0, which has no spot now, and the job runs on-demand there; r1's run
+    // began this tick. With runs of 2 ticks in r1 the run cannot repay 2E and the changeovers: the
+    // job stays on on-demand. With runs of 500 ticks it moves.
     const dnnplan::spot_market_trace home = periodic_trace("r0", {5, 5}, 61, 0);  // ends in an outage
     const deadline_job job{.work_s = 3600.0, .deadline_s = 100000.0, .changeover_s = 60.0, .egress_usd = 0.5};
-    const dnnplan::deadline_state waiting{.mode = deadline_action::wait, .region = 0, .work_left_s = 3600.0};
-    const auto decide_with = [&](dnnplan::spot_market_trace r1) {
+    const dnnplan::deadline_state on_demand{.mode = deadline_action::on_demand, .region = 0, .work_left_s = 3600.0};
+    const auto decide_with = [&](dnnplan::spot_market_trace r1, dnnplan::deadline_state state) {
         r1.available.resize(home.available.size() - 1, 0);
         r1.available.push_back(1);  // a run that starts at the last tick
         r1.spot_usd_per_h.assign(r1.available.size(), 1.0);
         const deadline_market m{.regions = {home, r1}};
         dnnplan::adaptive_deadline_policy policy;
-        return policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, waiting));
+        return policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, state));
     };
-    const deadline_decision short_runs = decide_with(periodic_trace("r1", {2, 3}, 100, 0));
-    CHECK(short_runs.action == deadline_action::wait);
-    const deadline_decision long_runs = decide_with(periodic_trace("r1", {1, 3, 500, 3}, 1, 0));  // the first run is censored
-    CHECK(long_runs.action == deadline_action::spot);
-    CHECK(long_runs.region == 1);
+    const deadline_decision short_runs = decide_with(periodic_trace("r1", {2, 3}, 100, 0), on_demand);
+    CHECK(short_runs.action == deadline_action::on_demand);
+    CHECK(short_runs.region == 0);
+    const auto long_runs = periodic_trace("r1", {1, 3, 500, 3}, 1, 0);  // the first run is censored
+    const deadline_decision move = decide_with(long_runs, on_demand);
+    CHECK(move.action == deadline_action::spot);
+    CHECK(move.region == 1);
+
+    SECTION("a move is weighed against on-demand only: it waits out an outage rule 1 waits out at home") {
+        // Waiting instead, in the first tick of an outage of r0 (whose outages last 5 ticks, with
+        // ample slack: rule 1 waits), the same run in r1 is left alone.
+        const dnnplan::deadline_state waiting{.mode = deadline_action::wait, .region = 0, .work_left_s = 3600.0};
+        dnnplan::spot_market_trace r0 = periodic_trace("r0", {5, 5}, 61, 0);
+        r0.available.resize(r0.available.size() - 4);  // the outage is 1 tick old
+        r0.spot_usd_per_h.resize(r0.available.size());
+        dnnplan::spot_market_trace r1 = long_runs;
+        r1.available.resize(r0.available.size() - 1, 0);
+        r1.available.push_back(1);
+        r1.spot_usd_per_h.assign(r1.available.size(), 1.0);
+        const deadline_market m{.regions = {r0, r1}};
+        dnnplan::adaptive_deadline_policy policy;
+        const deadline_decision d = policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, waiting));
+        CHECK(d.action == deadline_action::wait);
+        CHECK(d.region == 0);
+    }
+}
+
+TEST_CASE("the default policy follows Uniform Progress until it has seen a run and an outage", "[solve][deadline_policy][policies]") {
+    // With no spot in the whole trace (one censored outage) nothing is learnt: the default policy
+    // decides as Uniform Progress at every tick, and goes to on-demand as soon as the job falls
+    // behind the uniform line (it waited for the safety net before). With spot at every tick, too.
+    for (const std::int32_t available : {0, 1}) {
+        dnnplan::spot_market_trace t{.name = "flat", .gap_s = 60.0, .available = std::vector<std::int32_t>(400, available),
+                                     .spot_usd_per_h = std::vector<double>(400, 1.0), .on_demand_usd_per_h = 3.0};
+        const deadline_market m{.regions = {t}};
+        const deadline_job job{.work_s = 6000.0, .deadline_s = 12000.0, .changeover_s = 120.0};
+        recorder<dnnplan::adaptive_deadline_policy> ours{dnnplan::adaptive_deadline_policy{}, {}};
+        recorder<dnnplan::uniform_progress_policy> up{};
+        const dnnplan::deadline_outcome a = dnnplan::simulate_window(m, job, 10, ours);
+        const dnnplan::deadline_outcome b = dnnplan::simulate_window(m, job, 10, up);
+        CHECK(ours.actions == up.actions);
+        CHECK(a == b);
+        CHECK(a.met);
+    }
 }
 
 TEST_CASE("the default policy keeps its slack for the long runs (the budget of switches)", "[solve][deadline_policy][policies]") {

@@ -34,13 +34,17 @@
 // A period that has lasted longer than any observed one is taken to last as long again (the
 // Lindy effect of heavy-tailed lengths; Eliazar, "Lindy's Law", Physica A 486, 2017): a run that
 // long switches back when the benefit of a run as long again is positive, an outage that long is
-// weighed as one of twice its age.
+// weighed as one of twice its age. Until it has seen a run and an outage end, the policy has
+// nothing to learn from and decides as Uniform Progress does.
 //
-// With several regions, spot is taken in the checkpoint's region when it has spot (no egress);
-// else in the region of cheapest spot, by rule 2's optimal stopping over that region's own run
-// lengths with the egress there and back (2E) taken from the benefit: the job moves once that
-// region's run has lasted long enough that B(x) - 2E pays. Until then it keeps on-demand or waits.
-// On-demand runs in the checkpoint's region.
+// With several regions, the rules read the checkpoint's region's own runs and outages (spot in
+// another region costs a move). Spot is taken in the checkpoint's region when it has spot (no
+// egress); else in the region of cheapest spot, by rule 2's optimal stopping over that region's
+// own run lengths with the egress there and back (2E) taken from the benefit: the job moves once
+// that region's run has lasted long enough that B(x) - 2E pays. B is a benefit over on-demand, so
+// a waiting job weighs a move only once rule 1 (at home) would pay for on-demand; until then it
+// waits for spot at home. Otherwise it keeps on-demand or waits. On-demand runs in the
+// checkpoint's region.
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
@@ -227,6 +231,14 @@ public:
         if (v.regions() > 1) update_region_histories(v);
         const std::int32_t od_region = on_demand_region(v);
         const std::int32_t spot_region = best_spot_region(v);
+        if (!learnt(history_)) {
+            const std::int32_t region = s.region >= 0 ? s.region : (spot_region >= 0 ? spot_region : od_region);
+            return detail::deadline::uniform_progress(v, region, true);  // nothing learnt yet
+        }
+        if (spot_region >= 0 && spot_region != s.region && s.region >= 0 && s.mode != deadline_action::on_demand && &home_history(v) != &history_) {
+            deadline_decision at_home = choose(v, -1, od_region);  // a move is weighed against on-demand only
+            if (at_home.action == deadline_action::wait) return detail::deadline::safety_net(v, at_home, false, od_region);
+        }
         if (spot_region >= 0 && !move_pays(v, spot_region)) {
             const deadline_action keep = s.mode == deadline_action::on_demand ? deadline_action::on_demand : deadline_action::wait;
             return detail::deadline::safety_net(v, {keep, od_region, "spot only in another region, whose run has not lasted long enough to repay the egress"},
@@ -246,9 +258,10 @@ private:
             return {deadline_action::on_demand, od_region, "on-demand until the spot run has lasted long enough"};
         }
         if (s.mode == deadline_action::on_demand) return {deadline_action::on_demand, od_region, "on-demand until spot returns"};
-        if (static_cast<double>(history_.age()) <= thresholds(v).wait_ticks)
+        const auto age = static_cast<double>(home_history(v).age());
+        if (age <= thresholds(v).wait_ticks)
             return {deadline_action::wait, od_region, "waiting for spot, within the wait threshold"};
-        if (static_cast<double>(history_.age()) <= wait_on_ticks(v))
+        if (age <= wait_on_ticks(v))
             return {deadline_action::wait, od_region, "the outage outlasted the wait threshold, but at its age waiting on costs less"};
         return {deadline_action::on_demand, od_region, "the outage outlasted the wait threshold: on-demand"};
     }
@@ -287,7 +300,20 @@ private:
     }
 
     /// The first tick of the period in progress.
-    [[nodiscard]] std::size_t period_start(const deadline_view& v) const noexcept { return v.now() + 1 - static_cast<std::size_t>(history_.age()); }
+    [[nodiscard]] std::size_t period_start(const deadline_view& v) const noexcept { return v.now() + 1 - static_cast<std::size_t>(home_history(v).age()); }
+
+    /// What rules 1 to 3 learn from: with several regions, the runs and outages of one region
+    /// (once it has seen both); else, and before the first run, of spot anywhere.
+    [[nodiscard]] const detail::deadline::availability_history& history_of(const deadline_view& v, std::int32_t region) const noexcept {
+        if (v.regions() > 1 && region >= 0 && learnt(region_histories_[static_cast<std::size_t>(region)]))
+            return region_histories_[static_cast<std::size_t>(region)];
+        return history_;
+    }
+    [[nodiscard]] static bool learnt(const detail::deadline::availability_history& h) noexcept { return !h.runs().empty() && !h.outages().empty(); }
+    /// The checkpoint's region's history: rule 1 waits for spot there.
+    [[nodiscard]] const detail::deadline::availability_history& home_history(const deadline_view& v) const noexcept {
+        return history_of(v, v.state().region);
+    }
 
     void update_region_histories(const deadline_view& v) {
         if (region_histories_.size() != v.regions()) {
@@ -299,9 +325,10 @@ private:
 
     /// Rule 1, computed once per period (at its first tick, or at the first view of it).
     [[nodiscard]] const detail::deadline::thresholds& thresholds(const deadline_view& v) {
-        if (thresholds_for_ != period_start(v) || !thresholds_valid_) {
-            thresholds_ = compute_thresholds(v, prices(v, -1));
+        if (thresholds_for_ != period_start(v) || thresholds_region_ != v.state().region || !thresholds_valid_) {
+            thresholds_ = compute_thresholds(v, home_history(v), prices(v, -1));
             thresholds_for_ = period_start(v);
+            thresholds_region_ = v.state().region;
             thresholds_valid_ = true;
             wait_on_ticks_ = -1.0;
         }
@@ -310,16 +337,17 @@ private:
 
     /// Rule 1 past tau: the age up to which waiting on costs less, re-weighed when it is reached.
     [[nodiscard]] double wait_on_ticks(const deadline_view& v) {
-        if (static_cast<double>(history_.age()) > wait_on_ticks_)
-            wait_on_ticks_ = compute_wait_on(v, prices(v, -1), thresholds_.wait_ticks);
+        if (static_cast<double>(home_history(v).age()) > wait_on_ticks_)
+            wait_on_ticks_ = compute_wait_on(v, home_history(v), prices(v, -1), thresholds_.wait_ticks);
         return wait_on_ticks_;
     }
 
-    [[nodiscard]] detail::deadline::thresholds compute_thresholds(const deadline_view& v, detail::deadline::unit_prices u) const;
-    [[nodiscard]] double compute_wait_on(const deadline_view& v, detail::deadline::unit_prices u, double tau) const;
-    [[nodiscard]] detail::deadline::cycle_part run_part(const deadline_view& v, double spot_usd_per_s) const;
+    using history = detail::deadline::availability_history;
+    [[nodiscard]] detail::deadline::thresholds compute_thresholds(const deadline_view& v, const history& h, detail::deadline::unit_prices u) const;
+    [[nodiscard]] double compute_wait_on(const deadline_view& v, const history& h, detail::deadline::unit_prices u, double tau) const;
+    [[nodiscard]] static detail::deadline::cycle_part run_part(const deadline_view& v, const history& h, double spot_usd_per_s);
     [[nodiscard]] bool switch_pays(const deadline_view& v, std::int32_t spot_region);
-    [[nodiscard]] double budget_age(const deadline_view& v) const;
+    [[nodiscard]] double budget_age(const deadline_view& v, const history& h) const;
     [[nodiscard]] bool move_pays(const deadline_view& v, std::int32_t spot_region);
     [[nodiscard]] bool start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
                                   const detail::deadline::availability_history& h, double extra_usd) const;
@@ -329,20 +357,22 @@ private:
     std::vector<detail::deadline::availability_history> region_histories_;
     detail::deadline::thresholds thresholds_{};
     std::size_t thresholds_for_ = 0;
+    std::int32_t thresholds_region_ = -1;
     bool thresholds_valid_ = false;
     double wait_on_ticks_ = -1.0;
     detail::deadline::start_rule switch_{}, move_{};
     double budget_age_ = 1.0;
     std::size_t budget_for_ = 0;
+    std::int32_t budget_region_ = -1;
     bool budget_valid_ = false;
 };
 
 /// A run's part of a cycle: taken at once, a changeover, then work.
-inline detail::deadline::cycle_part adaptive_deadline_policy::run_part(const deadline_view& v, double spot_usd_per_s) const {
+inline detail::deadline::cycle_part adaptive_deadline_policy::run_part(const deadline_view& v, const history& h, double spot_usd_per_s) {
     const double g = v.gap_s(), d = v.job().changeover_s;
-    const auto n = static_cast<double>(history_.runs().count());
+    const auto n = static_cast<double>(h.runs().count());
     detail::deadline::cycle_part part;
-    for (const auto& [length, count] : history_.runs().bins()) {
+    for (const auto& [length, count] : h.runs().bins()) {
         const double taken = static_cast<double>(length) * g, c = static_cast<double>(count) / n, x = std::min(taken, d);
         part.add(c, std::max(taken - d, 0.0), x, spot_usd_per_s * taken);
     }
@@ -350,16 +380,16 @@ inline detail::deadline::cycle_part adaptive_deadline_policy::run_part(const dea
 }
 
 /// Rule 1 (top of this header): the wait threshold of least expected cost.
-inline detail::deadline::thresholds adaptive_deadline_policy::compute_thresholds(const deadline_view& v,
+inline detail::deadline::thresholds adaptive_deadline_policy::compute_thresholds(const deadline_view& v, const history& h,
                                                                                    detail::deadline::unit_prices u) const {
     using namespace detail::deadline;
-    if (history_.runs().empty() || history_.outages().empty()) return {std::numeric_limits<double>::infinity(), 0.0};
+    if (!learnt(h)) return {std::numeric_limits<double>::infinity(), 0.0};
     const double g = v.gap_s(), d = v.job().changeover_s, k_usd_per_s = options_.overrun_weight * (u.on_demand_usd_per_s - u.spot_usd_per_s);
-    const cycle_part r = run_part(v, u.spot_usd_per_s);
-    const auto lengths = lengths_at_least(history_.outages(), 1.0);
+    const cycle_part r = run_part(v, h, u.spot_usd_per_s);
+    const auto lengths = lengths_at_least(h.outages(), 1.0);
     detail::deadline::thresholds best{0.0, 1.0};
     double best_cost = std::numeric_limits<double>::infinity();
-    for (const double tau : threshold_candidates(history_.outages(), 24, 0.0)) {
+    for (const double tau : threshold_candidates(h.outages(), 24, 0.0)) {
         const auto [cycle, var] = renewal_cycle(r, outage_part(lengths, tau, 1.0, g, d, u.on_demand_usd_per_s));
         if (!(cycle.work_s > 0.0)) continue;
         const auto [cost, p_over] = rest_of_job_cost({}, cycle, var, v.state().work_left_s, spendable_slack_s(v), k_usd_per_s);
@@ -370,16 +400,17 @@ inline detail::deadline::thresholds adaptive_deadline_policy::compute_thresholds
 
 /// Rule 1 past tau (top of this header): the outage in progress, `age` ticks old, conditioned on
 /// its age; the threshold T >= age - 1 of least expected cost (age - 1: on-demand now).
-inline double adaptive_deadline_policy::compute_wait_on(const deadline_view& v, detail::deadline::unit_prices u, double tau) const {
+inline double adaptive_deadline_policy::compute_wait_on(const deadline_view& v, const history& h, detail::deadline::unit_prices u,
+                                                       double tau) const {
     using namespace detail::deadline;
-    const double g = v.gap_s(), d = v.job().changeover_s, age = static_cast<double>(history_.age());
+    const double g = v.gap_s(), d = v.job().changeover_s, age = static_cast<double>(h.age());
     const double k_usd_per_s = options_.overrun_weight * (u.on_demand_usd_per_s - u.spot_usd_per_s);
-    const auto [cycle, var] = renewal_cycle(run_part(v, u.spot_usd_per_s),
-                                            outage_part(lengths_at_least(history_.outages(), 1.0), tau, 1.0, g, d, u.on_demand_usd_per_s));
-    const auto now = lengths_at_least(history_.outages(), age);
+    const auto [cycle, var] = renewal_cycle(run_part(v, h, u.spot_usd_per_s),
+                                            outage_part(lengths_at_least(h.outages(), 1.0), tau, 1.0, g, d, u.on_demand_usd_per_s));
+    const auto now = lengths_at_least(h.outages(), age);
     double best_t = age - 1.0, best_cost = std::numeric_limits<double>::infinity();
-    std::vector<double> candidates = threshold_candidates(history_.outages(), 24, age - 1.0, age);
-    if (history_.outages().bins().back().first < history_.age()) candidates.push_back(now.front().first);  // the Lindy length
+    std::vector<double> candidates = threshold_candidates(h.outages(), 24, age - 1.0, age);
+    if (h.outages().bins().back().first < h.age()) candidates.push_back(now.front().first);  // the Lindy length
     for (const double t : candidates) {
         const cycle_part first = outage_part(now, t, age, g, d, u.on_demand_usd_per_s);
         const double cost = rest_of_job_cost(first, cycle, var, v.state().work_left_s, spendable_slack_s(v), k_usd_per_s).first;
@@ -398,7 +429,7 @@ inline bool adaptive_deadline_policy::start_pays(detail::deadline::start_rule& r
     const auto benefit = [&](double left_s) { return detail::deadline::start_benefit_usd(rule.prices, rule.p_overrun, d, extra_usd, left_s); };
     if (!rule.valid || rule.run_start != run_start || rule.region != region) {
         rule.prices = prices(v, region);
-        rule.p_overrun = compute_thresholds(v, rule.prices).p_overrun;
+        rule.p_overrun = compute_thresholds(v, home_history(v), rule.prices).p_overrun;
         rule.start_age = detail::deadline::best_start_age(h.runs(), g, benefit);
         rule.run_start = run_start, rule.region = region, rule.valid = true;
     }
@@ -411,20 +442,22 @@ inline bool adaptive_deadline_policy::start_pays(detail::deadline::start_rule& r
 /// Rule 2 (top of this header), with the slack it needs.
 inline bool adaptive_deadline_policy::switch_pays(const deadline_view& v, std::int32_t spot_region) {
     if (spendable_slack_s(v) + options_.reserve_s < options_.switch_slack_changeovers * v.job().changeover_s) return false;
-    if (!start_pays(switch_, v, spot_region, history_, 0.0)) return false;
-    if (budget_for_ != switch_.run_start || !budget_valid_) {
-        budget_age_ = budget_age(v);
+    const history& h = history_of(v, spot_region);
+    if (!start_pays(switch_, v, spot_region, h, 0.0)) return false;
+    if (budget_for_ != switch_.run_start || budget_region_ != switch_.region || !budget_valid_) {
+        budget_age_ = budget_age(v, h);
         budget_for_ = switch_.run_start;
+        budget_region_ = switch_.region;
         budget_valid_ = true;
     }
-    return static_cast<double>(history_.age()) >= budget_age_;
+    return static_cast<double>(h.age()) >= budget_age_;
 }
 
 /// Rule 3 (top of this header): the least age at which the runs expected before the deadline
 /// that reach it need no more switches than the slack affords (1 when nothing is learnt or d = 0).
-inline double adaptive_deadline_policy::budget_age(const deadline_view& v) const {
-    const auto& runs = history_.runs().bins();
-    const auto& outages = history_.outages().bins();
+inline double adaptive_deadline_policy::budget_age(const deadline_view& v, const history& h) const {
+    const auto& runs = h.runs().bins();
+    const auto& outages = h.outages().bins();
     const double d = v.job().changeover_s;
     if (runs.empty() || outages.empty() || !(d > 0.0)) return 1.0;
     const auto mean_ticks = [](const auto& bins) {
@@ -434,7 +467,7 @@ inline double adaptive_deadline_policy::budget_age(const deadline_view& v) const
     };
     const double runs_left = (v.job().deadline_s - v.elapsed_s()) / ((mean_ticks(runs) + mean_ticks(outages)) * v.gap_s());
     const double switches = std::max(spendable_slack_s(v) + options_.reserve_s, 0.0) / (2.0 * d);
-    const auto n = static_cast<double>(history_.runs().count());
+    const auto n = static_cast<double>(h.runs().count());
     double at_least = n, age = 1.0;  // runs at least `age` long
     for (const auto& [length, count] : runs) {
         if (runs_left * at_least / n <= switches) return age;
