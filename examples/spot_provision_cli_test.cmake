@@ -10,10 +10,20 @@ function(expect_rejected file field)
     expect("${file}: stderr does not name ${field}" NOT at EQUAL -1)
 endfunction()
 
-# Bundled problem, readable table: the plan and the baseline.
+# Bundled problem, readable table: the plan, the baseline, and the plan under preemptions (P and
+# the cheapest plan with P >= 0.9 on Bamboo's p3 trace).
 run()
 expect("bundled problem: exit code ${code}" code EQUAL 0)
-expect_printed("bundled problem" "Plan: optimal" "p2.xlarge" "g3.8xlarge" "Sliding-window baseline" "Saving over the baseline")
+expect_printed("bundled problem" "Plan: optimal" "p2.xlarge" "g3.8xlarge" "Sliding-window baseline" "Saving over the baseline"
+               "Under preemptions (every type lost and replaced as in Bamboo's p3 spot trace" "the plan finishes by the deadline with P = 0.38"
+               "the cheapest plan found with P >= 0.9: 2 x p2.xlarge, 5 x g3.8xlarge, E[cost] 3.3743 USD")
+
+# ./scripts/plan's problem (examples/data/resnet110_loss075.json): the exact search beats the
+# sliding window, whose windows of types sorted by speed cannot hold the cheap g4dn.4xlarge without
+# the dearer g3.16xlarge ranked between them.
+run("${FIXTURES}/../../../examples/data/resnet110_loss075.json")
+expect("loss 0.75 problem: exit code ${code}" code EQUAL 0)
+expect_printed("loss 0.75 problem" "cost 4.1864 USD" "cost 4.9130 USD" "Saving over the baseline: 0.7266 USD (14.8%)")
 
 # --json: only the result, and it is the artifact's plan for (0.8, 2400 s).
 run(--json)

@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace dnnplan {
@@ -107,7 +108,11 @@ template <asynchronous_throughput_model Throughput>
         if (processes[j]) {
             events = sampling::realisation(*processes[j], counts[j], horizon_ms, deadline_ms, k, samples);
         } else {
-            for (std::int32_t i = 0; i < counts[j]; ++i) events.events.push_back({0, instance_event_kind::add, "w" + std::to_string(i)});
+            for (std::int32_t i = 0; i < counts[j]; ++i) {
+                std::string node = "w";  // appends: GCC 12 -O3 warns falsely (-Wrestrict) on "w" + string
+                node += std::to_string(i);
+                events.events.push_back({0, instance_event_kind::add, std::move(node)});
+            }
         }
         std::map<std::string, std::int64_t, std::less<>> added;
         for (const instance_event& e : events.events) {
