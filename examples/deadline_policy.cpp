@@ -170,10 +170,7 @@ int simulate(int argc, char** argv) {
     const dnnplan::deadline_simulation r = read_simulation(a);
     const std::vector<dnnplan::deadline_outcome> windows = dnnplan::simulate(r);
     if (a.json) {
-        nlohmann::ordered_json j;
-        j["policy"] = std::string(to_string(r.policy));
-        j["windows"] = windows;
-        std::cout << j.dump() << '\n';
+        std::cout << dnnplan::simulation_json(r, windows).dump() << '\n';
         return 0;
     }
     std::cout << "Policy " << to_string(r.policy) << "; work " << format(*a.work_h) << " h, deadline " << format(*a.deadline_h)
@@ -255,13 +252,7 @@ int decide(int argc, char** argv) {
     const dnnplan::deadline_observation o =
         read_input(positional[0], [](std::istream& in) { return dnnplan::parse_deadline_observation(in); });
     const dnnplan::deadline_result r = on_input(positional[0], [&] { return dnnplan::solve(o); });
-    const dnnplan::deadline_decision& d = *r.plan_to_run();
-    nlohmann::ordered_json j;
-    j["status"] = std::string(to_string(r.status));
-    j["action"] = std::string(to_string(d.action));
-    j["region"] = o.market.regions[static_cast<std::size_t>(d.region)].name;
-    j["reason"] = r.status == dnnplan::solve_status::feasible ? std::string(d.why) : r.reason;
-    std::cout << j.dump() << std::endl;
+    std::cout << dnnplan::decision_json(o, r).dump() << std::endl;
     return 0;
 }
 

@@ -4,7 +4,8 @@
 # apt-get update runs only when something has to be installed.
 set -euo pipefail
 
-packages=(libeigen3-dev libboost-math-dev catch2 nlohmann-json3-dev libbenchmark-dev cmake ninja-build g++)
+packages=(libeigen3-dev libboost-math-dev catch2 nlohmann-json3-dev libbenchmark-dev cmake ninja-build g++
+          python3-dev pybind11-dev python3-numpy python3-pytest python3-distributed python3-tqdm)
 if [[ "${1:-}" == "--fuzz" ]]; then
     packages+=(clang libclang-rt-14-dev)
 fi

@@ -56,7 +56,7 @@ if(STEP STREQUAL "install")
     set(build_dir "${WORK_DIR}/install-build")
     file(REMOVE_RECURSE "${build_dir}" "${prefix}")
     run("${CMAKE_COMMAND}" -S "${DNNPLAN_SOURCE_DIR}" -B "${build_dir}" ${toolchain_args}
-        -DDNNPLAN_BUILD_TESTS=OFF -DDNNPLAN_BUILD_EXAMPLES=OFF -DDNNPLAN_BUILD_BENCHMARKS=OFF
+        -DDNNPLAN_BUILD_TESTS=OFF -DDNNPLAN_BUILD_EXAMPLES=OFF -DDNNPLAN_BUILD_BENCHMARKS=OFF -DDNNPLAN_PYTHON=OFF
         "-DCMAKE_INSTALL_PREFIX=${prefix}")
     run("${CMAKE_COMMAND}" --build "${build_dir}" ${config_args})
     run("${CMAKE_COMMAND}" --install "${build_dir}" ${config_args})

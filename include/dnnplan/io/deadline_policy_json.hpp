@@ -38,6 +38,12 @@
 //      "policy"? (default "default"; not "optimal")}                                         then validate
 //     Every region's trace ends at now; the job started elapsed_s / gap ticks before that tick
 //     (elapsed_s: a whole number of ticks within what was observed); work_done_s in [0, work_s].
+//   deadline_simulation (the input of `simulate` and `compare` as one document; read only):
+//     {"job": deadline_job, "regions": [spot_market_trace, each with its prices], "start_ticks":
+//      [tick], "policy"? (default "default"), "threads"? (default 1)}                      then validate
+// The documents the command line prints, for every caller that prints the same (the Python
+// module): simulation_json (`simulate --json`: {"policy", "windows": [deadline_outcome]}) and
+// decision_json (`decide`: {"status", "action", "region" (the region's name), "reason"}).
 
 #include <dnnplan/io/core_json.hpp>
 #include <dnnplan/io/detail/json_core.hpp>
@@ -266,6 +272,23 @@ void read_value(tag, const Json& j, const std::string& path, deadline_observatio
     out.state.work_left_s = out.job.work_s - work_done_s;
 }
 
+/// The simulate/compare document (the layout at the top of this header).
+template <document Json>
+void read_value(tag, const Json& j, const std::string& path, deadline_simulation& out) {
+    const object_reader<Json> in(j, path, {"job", "regions", "start_ticks", "policy", "threads"});
+    in.required("job", out.job);
+    in.required("regions", out.market.regions);
+    in.required("start_ticks", out.start_ticks);
+    in.optional("policy", out.policy);
+    in.optional("threads", out.threads);
+    out.job.validate(in.path_of("job"));
+    out.market.validate(path);
+    require_at_least(in.path_of("threads"), out.threads, 1);
+    if (out.start_ticks.empty()) fail(in.path_of("start_ticks"), "[]", "at least one start tick");
+    for (std::size_t k = 0; k < out.start_ticks.size(); ++k)
+        (void)window_ticks(out.market, out.job, out.start_ticks[k], in.path_of("start_ticks") + "[" + std::to_string(k) + "]");
+}
+
 }  // namespace dnnplan::detail::json_io
 
 namespace dnnplan {
@@ -318,6 +341,12 @@ void from_json(const Json& j, deadline_observation& out) {
     detail::json_io::read_root(j, out);
 }
 
+/// Read only, validated at the document root.
+template <detail::json_io::document Json>
+void from_json(const Json& j, deadline_simulation& out) {
+    detail::json_io::read_root(j, out);
+}
+
 /// A Can't Be Late trace (the layout at the top of this header) as the trace `name`. Malformed
 /// JSON: parse_error("byte N"); anything else wrong: invalid_input naming the field
 /// ("metadata.gap_seconds", "data[17]", "prices[3]", "prices" for a length other than data's).
@@ -338,6 +367,29 @@ void from_json(const Json& j, deadline_observation& out) {
 
 [[nodiscard]] inline std::map<std::string, std::vector<double>> parse_spot_price_table(std::string_view text) {
     return detail::json_io::read_price_table(detail::json_io::parse_text(text));
+}
+
+/// The `simulate` / `compare` input (the layout at the top of this header).
+[[nodiscard]] inline deadline_simulation parse_deadline_simulation(std::string_view text) { return parse_json<deadline_simulation>(text); }
+
+/// `simulate --json`'s document: the policy and one outcome per start tick, in their order.
+[[nodiscard]] inline nlohmann::ordered_json simulation_json(const deadline_simulation& s, const std::vector<deadline_outcome>& windows) {
+    nlohmann::ordered_json j;
+    j["policy"] = std::string(to_string(s.policy));
+    j["windows"] = windows;
+    return j;
+}
+
+/// `decide`'s document: the status, the action, the region's name and the policy's reason (or the
+/// result's, when it is not feasible).
+[[nodiscard]] inline nlohmann::ordered_json decision_json(const deadline_observation& o, const deadline_result& r) {
+    const deadline_decision& d = *r.plan_to_run();
+    nlohmann::ordered_json j;
+    j["status"] = std::string(to_string(r.status));
+    j["action"] = std::string(to_string(d.action));
+    j["region"] = o.market.regions[static_cast<std::size_t>(d.region)].name;
+    j["reason"] = r.status == solve_status::feasible ? std::string(d.why) : r.reason;
+    return j;
 }
 
 /// The `decide` input (the layout at the top of this header) as a deadline_observation.

@@ -1,0 +1,178 @@
+"""dnnplan from Python: the planners of the command line, on the same JSON documents as dicts.
+
+Each function takes the problem document a command-line planner reads (a dict, or its JSON text)
+and returns the result document it prints with --json (a dict):
+
+    spot_provision(problem)               == spot_provision PROBLEM --json
+    vm_recommend(problem, pareto=False)    == vm_recommend PROBLEM --json [--pareto]
+    resilience_plan(problem, base_dir=...) == resilience_plan plan PROBLEM --json
+    simulate(traces, ...)                 == deadline_policy simulate ... --json
+    compare(traces, ...)                  == deadline_policy compare ... --json
+    decide(state)                         == deadline_policy decide STATE.json
+
+Availability traces are files (read_trace) or dicts whose "available" is a numpy array or a list.
+Invalid input raises InvalidInput (a ValueError with .field, the field's path), malformed text
+ParseError (a ValueError with .where). The planners release the GIL while they run. sweep()
+runs a grid of deadline-policy simulations on a Dask cluster (dnnplan.sweeps). docs/python.md.
+"""
+
+import json as _json
+import os as _os
+
+import numpy as _np
+
+from . import _dnnplan
+from ._dnnplan import Error, InvalidInput, ParseError, __version__
+
+__all__ = [
+    "Error", "InvalidInput", "ParseError", "__version__",
+    "spot_provision", "vm_recommend", "resilience_plan",
+    "read_trace", "simulate", "compare", "decide", "sweep",
+]
+
+
+def _text(document):
+    """A document as JSON text: a dict (or list) is dumped, a str is taken as JSON text already."""
+    if isinstance(document, str):
+        return document
+    return _json.dumps(document, default=_to_json_default)
+
+
+def _to_json_default(value):
+    if isinstance(value, _np.ndarray):
+        return value.tolist()
+    if isinstance(value, _np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def spot_provision(problem):
+    """The cheapest spot cluster that trains to the target loss by the deadline (spotDNN).
+
+    problem: the problem document (docs/problem-format.md); returns the result document."""
+    return _json.loads(_dnnplan.spot_provision(_text(problem)))
+
+
+def vm_recommend(problem, pareto=False):
+    """The best VM mix for a synchronous job (Srifty); with pareto=True also the exact
+    cost/time frontier. Returns the result document."""
+    return _json.loads(_dnnplan.vm_recommend(_text(problem), bool(pareto)))
+
+
+def _resolve_trace_files(problem, base_dir):
+    """Replaces every offer's {"trace_csv": FILE} by the trace it names, read relative to base_dir,
+    as the command line does relative to the problem file's folder."""
+    for i, offer in enumerate(problem.get("offers", []) if isinstance(problem, dict) else []):
+        preemption = offer.get("preemption") if isinstance(offer, dict) else None
+        if not isinstance(preemption, dict) or "trace_csv" not in preemption:
+            continue
+        field = f"offers[{i}].preemption.trace_csv"
+        if len(preemption) != 1 or not isinstance(preemption["trace_csv"], str):
+            error = InvalidInput(f"invalid input: {field} = {_json.dumps(preemption)}: expected {{\"trace_csv\": FILE}} alone")
+            error.field, error.value, error.expected = field, _json.dumps(preemption), '{"trace_csv": FILE} alone'
+            raise error
+        path = _os.path.join(base_dir or _os.getcwd(), preemption["trace_csv"])
+        with open(path, encoding="utf-8") as f:
+            events = _json.loads(_dnnplan.instance_trace_events(f.read()))
+        offer["preemption"] = {"trace": {"events": events}}
+
+
+def resilience_plan(problem, base_dir=None):
+    """On-demand, checkpoint-restart, Bamboo's redundant computation or an on-demand fallback
+    (Bamboo's setting). An offer's {"trace_csv": FILE} is read relative to base_dir (default:
+    the working directory). Returns the result document."""
+    if isinstance(problem, str):
+        problem = _json.loads(problem)
+    problem = _json.loads(_json.dumps(problem))  # a copy: the traces are resolved in place
+    _resolve_trace_files(problem, base_dir)
+    return _json.loads(_dnnplan.resilience_plan(_text(problem)))
+
+
+def read_trace(path, polarity="available", name=None):
+    """An availability trace file as a region dict: Can't Be Late's JSON (*.json) or SkyNomad's
+    CSV (any other name). polarity: "available" (counts of available instances) or "preempted"
+    (1 = unavailable; SkyNomad's converted files). The dict has "name", "gap_s", "available"
+    (a numpy int32 array), "spot_usd_per_h" (a float array, empty when the file has none) and
+    "on_demand_usd_per_h" (None when the file has none); a CSV's also "median_gap_s",
+    "min_gap_s" and "max_gap_s"."""
+    name = name or _os.path.splitext(_os.path.basename(path))[0]
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if str(path).endswith(".json"):
+        region = _json.loads(_dnnplan.read_trace_json(text, name, polarity))
+    else:
+        region_text, median, least, largest = _dnnplan.read_trace_csv(text, name, polarity)
+        region = _json.loads(region_text)
+        region.update(median_gap_s=median, min_gap_s=least, max_gap_s=largest)
+    region["available"] = _np.asarray(region["available"], dtype=_np.int32)
+    region["spot_usd_per_h"] = _np.asarray(region["spot_usd_per_h"], dtype=float)
+    return region
+
+
+def _region(trace, spot_usd_per_h, on_demand_usd_per_h, prices):
+    """One region of the simulation document from a path or a dict, with the command line's price
+    rules: --spot-usd-per-h and --on-demand-usd-per-h override the trace's, --prices gives a
+    trace its spot prices by name."""
+    region = read_trace(trace) if isinstance(trace, (str, _os.PathLike)) else dict(trace)
+    out = {"name": str(region.get("name", "region")), "gap_s": float(region["gap_s"]),
+           "available": _np.asarray(region["available"]).astype(_np.int64).tolist()}
+    spot = region.get("spot_usd_per_h")
+    if prices is not None and out["name"] in prices:
+        spot = prices[out["name"]]
+    if spot_usd_per_h is not None:
+        spot = [float(spot_usd_per_h)] * len(out["available"])
+    if spot is not None and len(spot) > 0:
+        out["spot_usd_per_h"] = _np.asarray(spot, dtype=float).tolist()
+    on_demand = region.get("on_demand_usd_per_h") if on_demand_usd_per_h is None else on_demand_usd_per_h
+    if on_demand is not None:
+        out["on_demand_usd_per_h"] = float(on_demand)
+    return out
+
+
+def _simulation(traces, work_h, deadline_h, changeover_h, start_ticks, policy, egress_usd, instances,
+                spot_usd_per_h, on_demand_usd_per_h, prices, threads):
+    if isinstance(traces, (str, _os.PathLike, dict)):
+        traces = [traces]
+    document = {
+        "job": {"work_s": work_h * 3600.0, "deadline_s": deadline_h * 3600.0, "changeover_s": changeover_h * 3600.0,
+                "instances": int(instances), "egress_usd": float(egress_usd)},
+        "regions": [_region(t, spot_usd_per_h, on_demand_usd_per_h, prices) for t in traces],
+        "start_ticks": [int(s) for s in start_ticks],
+        "threads": int(threads),
+    }
+    if policy is not None:
+        document["policy"] = policy.replace("-", "_")
+    return _json.dumps(document)
+
+
+def simulate(traces, *, work_h, deadline_h, changeover_h, start_ticks, policy="default", egress_usd=0.0, instances=1,
+             spot_usd_per_h=None, on_demand_usd_per_h=None, prices=None, threads=1):
+    """One policy on windows of availability traces (one per region, on one clock): the tick
+    model of docs/solvers/deadline_policy.md. traces: a path, a region dict (read_trace's, or
+    {"name", "gap_s", "available": array, "spot_usd_per_h"?: array, "on_demand_usd_per_h"?}) or a
+    list of them; prices: {"<region name>": [USD/h per tick]} (the --prices side file).
+    Returns {"policy", "windows": [{"start_tick", "cost_usd", "finish_h", "met", ...}]}."""
+    document = _simulation(traces, work_h, deadline_h, changeover_h, start_ticks, policy, egress_usd, instances,
+                           spot_usd_per_h, on_demand_usd_per_h, prices, threads)
+    return _json.loads(_dnnplan.deadline_simulate(document))
+
+
+def compare(traces, *, work_h, deadline_h, changeover_h, start_ticks, egress_usd=0.0, instances=1,
+            spot_usd_per_h=None, on_demand_usd_per_h=None, prices=None, threads=1):
+    """Every policy and the hindsight optimum on the same windows (simulate's inputs, no policy).
+    Returns {"policies": [...], "windows", "infeasible_windows"}."""
+    document = _simulation(traces, work_h, deadline_h, changeover_h, start_ticks, None, egress_usd, instances,
+                           spot_usd_per_h, on_demand_usd_per_h, prices, threads)
+    return _json.loads(_dnnplan.deadline_compare(document))
+
+
+def decide(state):
+    """One decision of the runtime policy for a scheduler (the decide document of
+    docs/solvers/deadline_policy.md). Returns {"status", "action", "region", "reason"}."""
+    return _json.loads(_dnnplan.deadline_decide(_text(state)))
+
+
+def sweep(*args, **kwargs):
+    """A grid of simulations on a Dask cluster: dnnplan.sweeps.sweep (imports Dask only here)."""
+    from .sweeps import sweep as _sweep
+    return _sweep(*args, **kwargs)

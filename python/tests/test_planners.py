@@ -1,0 +1,88 @@
+"""The planners from Python: the same result documents as the command line's --json, typed
+errors naming the field, and the GIL released while a planner runs."""
+
+import json
+import threading
+
+import pytest
+
+import dnnplan
+from conftest import DATA, FIXTURES, without_times
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_spot_provision_equals_the_command_line(cli):
+    for name in ("resnet110.json", "resnet110_loss075.json"):
+        problem = load(DATA / name)
+        ours = dnnplan.spot_provision(problem)
+        assert without_times(ours) == without_times(cli("spot_provision", DATA / name, "--json"))
+    assert dnnplan.spot_provision(json.dumps(problem))["status"] == "optimal"  # JSON text is taken too
+
+
+def test_spot_provision_plans_the_papers_table_v_setting():
+    result = dnnplan.spot_provision(load(DATA / "resnet110.json"))
+    counts = {c["name"]: c["count"] for c in result["plan"]["counts"] if c["count"]}
+    assert result["status"] == "optimal"
+    assert counts == {"p2.xlarge": 2, "g3.8xlarge": 4}  # spotDNN's plan for (0.8, 2400 s)
+
+
+def test_vm_recommend_equals_the_command_line(cli):
+    problem = load(DATA / "vm_problem.json")
+    assert without_times(dnnplan.vm_recommend(problem)) == without_times(cli("vm_recommend", DATA / "vm_problem.json", "--json"))
+    frontier = dnnplan.vm_recommend(problem, pareto=True)
+    assert without_times(frontier) == without_times(cli("vm_recommend", DATA / "vm_problem.json", "--json", "--pareto"))
+    assert len(frontier["details"]["frontier"]) > 1
+
+
+def test_resilience_plan_equals_the_command_line_with_a_trace_file(cli):
+    problem = load(DATA / "resilience_gpt2_p3.json")  # its offer reads p3-trace.csv beside it
+    ours = dnnplan.resilience_plan(problem, base_dir=DATA)
+    assert without_times(ours) == without_times(cli("resilience_plan", "plan", DATA / "resilience_gpt2_p3.json", "--json"))
+    assert ours["plan"]["strategy"] == "redundant_computation"
+    assert "trace_csv" in json.dumps(problem)  # the caller's document is left as it was
+
+
+def test_invalid_input_is_a_value_error_naming_the_field():
+    problem = load(DATA / "resnet110.json")
+    problem["catalog"]["instances"][0]["quota"] = 2.5
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.spot_provision(problem)
+    assert isinstance(caught.value, ValueError)
+    assert caught.value.field == "catalog.instances[0].quota"
+    assert caught.value.value == "2.5"
+    assert "integer" in caught.value.expected
+
+
+def test_malformed_text_is_a_parse_error():
+    with pytest.raises(dnnplan.ParseError) as caught:
+        dnnplan.spot_provision('{"catalog":')
+    assert isinstance(caught.value, ValueError)
+    assert caught.value.where.startswith("byte")
+
+
+def test_the_gil_is_released_while_a_planner_runs():
+    # A Python thread counts while the main thread's planner runs: with the GIL held for the
+    # whole call the count would stay where it was until the planner returned.
+    problem = load(DATA / "vm_problem.json")
+    counted, running = [0], threading.Event()
+    done = threading.Event()
+
+    def count():
+        running.set()
+        while not done.is_set():
+            counted[0] += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    running.wait()
+    before = counted[0]
+    for _ in range(3):
+        dnnplan.vm_recommend(problem, pareto=True)
+    during = counted[0] - before
+    done.set()
+    counter.join()
+    assert during > 10000

@@ -1,0 +1,33 @@
+"""dnnplan.sweep on a two-worker LocalCluster: the same rows as a loop of dnnplan.simulate, in the
+grid's order, and the CSV."""
+
+import csv
+import json
+
+import pytest
+
+import dnnplan
+from conftest import FIXTURES
+from dnnplan import sweeps
+
+TRACES = FIXTURES / "spot_availability" / "aws-2023-02-15"
+
+
+def test_sweep_on_a_local_cluster_equals_a_loop(tmp_path):
+    zone = TRACES / "us-east-2b_v100_1.csv"
+    prices = json.loads((TRACES / "v100_spot_prices.json").read_text())
+    grid = dict(work_h=12, deadlines_h=[14, 18], changeovers_h=[0.1], policies=["default", "uniform_progress"],
+                start_ticks=[0, 3000, 6000, 9000, 12000])
+    out = tmp_path / "sweep.csv"
+    rows = dnnplan.sweep(zone, prices=prices, on_demand_usd_per_h=3.06, workers=2, chunk=2, csv=out, progress=False, **grid)
+    expected = []
+    for deadline_h in grid["deadlines_h"]:
+        for policy in grid["policies"]:
+            windows = dnnplan.simulate(zone, prices=prices, on_demand_usd_per_h=3.06, work_h=12, deadline_h=deadline_h,
+                                       changeover_h=0.1, start_ticks=grid["start_ticks"], policy=policy)["windows"]
+            expected += [dict(deadline_h=deadline_h, changeover_h=0.1, policy=policy, **w) for w in windows]
+    assert rows == [{k: e[k] for k in sweeps.COLUMNS} for e in expected]
+    with open(out, newline="", encoding="utf-8") as f:
+        table = list(csv.DictReader(f))
+    assert len(table) == len(rows) == 20
+    assert float(table[0]["cost_usd"]) == pytest.approx(rows[0]["cost_usd"])
