@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <fstream>
 #include <functional>
@@ -22,7 +23,10 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
+
+#include <unistd.h>  // isatty
 
 namespace dnnplan_examples {
 
@@ -195,6 +199,40 @@ auto on_input(const std::string& what, F&& f) {
 }
 
 /// A program's subcommand ("simulate", "replay", ...) and what runs it.
+/// Progress on stderr when it is a terminal (a pipe or a log gets nothing): callback() gives a
+/// (done, total) function that prints "\r<program>: <what> <done> of <total> (p%)" at each whole
+/// percent; the line ends when done reaches total or when this object goes (a budget may stop a
+/// planner first). Keep the object alive while the planner runs.
+class stderr_progress {
+public:
+    stderr_progress(std::string program, std::string what) : program_(std::move(program)), what_(std::move(what)) {}
+    stderr_progress(const stderr_progress&) = delete;
+    stderr_progress& operator=(const stderr_progress&) = delete;
+    ~stderr_progress() {
+        if (shown_ >= 0 && !ended_) std::fputc('\n', stderr);
+    }
+
+    [[nodiscard]] std::function<void(std::int64_t, std::int64_t)> callback() {
+        if (!isatty(STDERR_FILENO)) return {};
+        return [this](std::int64_t done, std::int64_t total) { show(done, total); };
+    }
+
+private:
+    void show(std::int64_t done, std::int64_t total) {
+        const std::int64_t percent = total > 0 ? done * 100 / total : 100;
+        if (percent == shown_ && done < total) return;
+        shown_ = percent;
+        ended_ = done >= total;
+        std::fprintf(stderr, "\r%s: %s %lld of %lld (%lld%%)%s", program_.c_str(), what_.c_str(), static_cast<long long>(done),
+                     static_cast<long long>(total), static_cast<long long>(percent), ended_ ? "\n" : "");
+        std::fflush(stderr);
+    }
+
+    std::string program_, what_;
+    std::int64_t shown_ = -1;
+    bool ended_ = false;
+};
+
 struct subcommand {
     std::string_view name;
     int (*run)(int argc, char** argv);

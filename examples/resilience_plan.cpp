@@ -389,7 +389,9 @@ int plan(int argc, char** argv) {
         resolve_traces(document, folder, what);
         return document.get<dnnplan::resilience_request>();
     });
-    const dnnplan::resilience_result r = on_input(what, [&] { return dnnplan::solve(request); });
+    std::optional<stderr_progress> progress(std::in_place, "resilience_plan", "simulated runs");
+    const dnnplan::resilience_result r = on_input(what, [&] { return dnnplan::solve(request, progress->callback()); });
+    progress.reset();  // ends its line before the table
     if (svg) {
         std::ofstream out(*svg);
         if (!out) throw command_line_error{"cannot write " + *svg};

@@ -25,6 +25,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -466,6 +467,22 @@ TEST_CASE("resilience: the configuration and time budgets end the comparison wit
     CHECK(r.limit == dnnplan::search_limit::time);
     CHECK_FALSE(r.best_effort);  // nothing evaluated
     CHECK(r.details.simulations == 0);
+}
+
+TEST_CASE("resilience: progress is reported after each simulated run, against the runs planned", "[solve][resilience]") {
+    // Quota 6, 2 stages: pipeline counts 1 to 3 (the table's rows), 60 Bamboo and 60 policy runs
+    // each: 360 planned. A budget of 150 runs stops after one count: 120 reports, all of 360.
+    auto request = small_request(0.5);
+    std::vector<std::pair<std::int64_t, std::int64_t>> seen;
+    const auto whole = dnnplan::solve(request, [&](std::int64_t done, std::int64_t total) { seen.emplace_back(done, total); });
+    REQUIRE(seen.size() == 360);
+    for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == std::pair<std::int64_t, std::int64_t>{static_cast<std::int64_t>(i) + 1, 360});
+    CHECK(whole.details == dnnplan::solve(request).details);  // reporting changes nothing
+    request.options.budget.max_evaluations = 150;
+    seen.clear();
+    (void)dnnplan::solve(request, [&](std::int64_t done, std::int64_t total) { seen.emplace_back(done, total); });
+    CHECK(seen.size() == 120);
+    CHECK(seen.back() == std::pair<std::int64_t, std::int64_t>{120, 360});
 }
 
 TEST_CASE("resilience: the same request gives the same result", "[solve][resilience]") {

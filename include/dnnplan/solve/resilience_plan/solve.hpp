@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -121,8 +122,16 @@ public:
         return budget_guard::describe_limit(limit, budget_);
     }
 
+    /// One simulated run more, told to the caller's progress callback, if any.
+    void simulated() {
+        ++simulations;
+        if (progress) progress(simulations, planned);
+    }
+
     std::vector<evaluated> all{};
     std::int64_t simulations = 0;
+    std::int64_t planned = 0;  ///< the runs the comparison would simulate without a budget
+    std::function<void(std::int64_t, std::int64_t)> progress{};
     search_limit limit = search_limit::none;
     stopwatch clock{};
 
@@ -338,7 +347,7 @@ inline void simulate_pipelines(comparison& cmp, const resilience_request& reques
         if (o.redundant_computation) {
             const instance_trace events = sampling::realisation(offer.preemption, l.instances, horizon_ms, deadline_ms, k, o.samples);
             const bamboo_run run = simulate_bamboo(events, b);
-            ++cmp.simulations;
+            cmp.simulated();
             const bool finished = run.status == bamboo_status::completed && run.steps >= f.target_steps;
             rc_times.push_back(finished ? run.end_h : std::numeric_limits<double>::infinity());
             rc_costs.push_back(finished ? run.usd_per_h * run.end_h : std::numeric_limits<double>::infinity());
@@ -347,7 +356,7 @@ inline void simulate_pipelines(comparison& cmp, const resilience_request& reques
             // The warm-up: one deadline of the process before the job (docs: "Spot with an on-demand fallback").
             const auto [t, usd] =
                 fallback->outcome(fallback_realisation(offer.preemption, l.instances, horizon_ms, deadline_ms, deadline_ms, k, o.samples));
-            ++cmp.simulations;
+            cmp.simulated();
             fb_times.push_back(t);
             fb_costs.push_back(usd);
         }
@@ -373,6 +382,24 @@ inline void simulate_pipelines(comparison& cmp, const resilience_request& reques
     }
 }
 
+/// The pipeline counts P = 1, 2, ... an offer's quota holds (P S <= max_instances, P up to the
+/// table's rows).
+[[nodiscard]] inline std::int32_t pipeline_counts(const resilience_job& job, const resilience_offer& offer) {
+    std::int32_t n = 0;
+    while (n < static_cast<std::int32_t>(job.workload.step_ms.size()) && (n + 1) * job.workload.stages <= offer.max_instances) ++n;
+    return n;
+}
+
+/// The runs the comparison simulates when no budget stops it: per offer and pipeline layout,
+/// `samples` for redundant computation and as many for the fallback.
+[[nodiscard]] inline std::int64_t planned_simulations(const resilience_request& request) {
+    const resilience_options& o = request.options;
+    const std::int64_t per_layout = std::int64_t{o.samples} * ((o.redundant_computation ? 1 : 0) + (o.spot_with_fallback ? 1 : 0));
+    std::int64_t total = 0;
+    for (const resilience_offer& offer : request.offers) total += per_layout * pipeline_counts(request.job, offer);
+    return total;
+}
+
 /// Every strategy on one offer, within the budget: on-demand on each pipeline layout the quota
 /// holds (P S <= max_instances, P up to the table's rows), checkpoint-restart on the workload's
 /// on-demand layout when the quota holds it, then redundant computation and the fallback on each
@@ -386,8 +413,7 @@ inline void simulate_pipelines(comparison& cmp, const resilience_request& reques
     const bamboo_options b = simulation_options(job, offer, f, o, horizon_ms);
     if (!cmp.within_budget(0)) return false;
     std::vector<pipeline_layout> layouts;
-    for (std::int32_t pipelines = 1; pipelines <= static_cast<std::int32_t>(job.workload.step_ms.size()); ++pipelines)
-        if (pipelines * job.workload.stages <= offer.max_instances) layouts.push_back(layout_of(b, pipelines));
+    for (std::int32_t pipelines = 1; pipelines <= pipeline_counts(job, offer); ++pipelines) layouts.push_back(layout_of(b, pipelines));
     for (const pipeline_layout& l : layouts) {
         if (!cmp.within_budget(0)) return false;
         cmp.all.push_back(on_demand_candidate(job, offer, f, l));
@@ -506,10 +532,14 @@ inline void conclude_without_plan(resilience_result& result, const comparison& c
 
 /// Every strategy on every offer; the cheapest expected cost with P(T <= D) >= q. Throws
 /// invalid_input for a bad request; every expected outcome is a status (resilience_result).
-[[nodiscard]] inline resilience_result solve(const resilience_request& request) {
+/// progress(done, planned), when given, is called on this thread after each simulated run, with
+/// the runs planned when no budget stops the comparison (for a caller's progress bar).
+[[nodiscard]] inline resilience_result solve(const resilience_request& request, std::function<void(std::int64_t, std::int64_t)> progress) {
     namespace dr = detail::resilience;
     request.validate();
     dr::comparison cmp(request.options.budget);
+    cmp.planned = dr::planned_simulations(request);
+    cmp.progress = std::move(progress);
     for (const resilience_offer& offer : request.offers)
         if (!dr::evaluate_offer(cmp, request, offer)) break;
 
@@ -535,5 +565,8 @@ inline void conclude_without_plan(resilience_result& result, const comparison& c
     result.counters.elapsed_s = cmp.clock.elapsed_s();
     return result;
 }
+
+/// The same, without progress reports.
+[[nodiscard]] inline resilience_result solve(const resilience_request& request) { return solve(request, {}); }
 
 }  // namespace dnnplan
