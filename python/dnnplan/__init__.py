@@ -6,6 +6,8 @@ and returns the result document it prints with --json (a dict):
     spot_provision(problem)               == spot_provision PROBLEM --json
     vm_recommend(problem, pareto=False)    == vm_recommend PROBLEM --json [--pareto]
     resilience_plan(problem, base_dir=...) == resilience_plan plan PROBLEM --json
+    pipeline_plan(graph, machines, ...)   == pipeline_plan --pipedream-graph FILE -n M ... --json
+    hybrid_plan(profile, catalog, ...)    == hybrid_plan PROFILE --containers FILE ... --json
     simulate(traces, ...)                 == deadline_policy simulate ... --json
     compare(traces, ...)                  == deadline_policy compare ... --json
     decide(state)                         == deadline_policy decide STATE.json
@@ -26,7 +28,7 @@ from ._dnnplan import Error, InvalidInput, ParseError, __version__
 
 __all__ = [
     "Error", "InvalidInput", "ParseError", "__version__",
-    "spot_provision", "vm_recommend", "resilience_plan",
+    "spot_provision", "vm_recommend", "resilience_plan", "pipeline_plan", "hybrid_plan",
     "read_trace", "simulate", "compare", "decide", "sweep",
 ]
 
@@ -86,6 +88,53 @@ def resilience_plan(problem, base_dir=None):
     problem = _json.loads(_json.dumps(problem))  # a copy: the traces are resolved in place
     _resolve_trace_files(problem, base_dir)
     return _json.loads(_dnnplan.resilience_plan(_text(problem)))
+
+
+def _file_or_text(value):
+    """A path (a PathLike, or a one-line str naming a file) read as text; any other str as it is."""
+    if isinstance(value, _os.PathLike) or (isinstance(value, str) and "\n" not in value and _os.path.isfile(value)):
+        with open(value, encoding="utf-8") as f:
+            return f.read()
+    return value
+
+
+def pipeline_plan(graph, machines, bandwidths_bytes_per_s=None, activation_compression_ratio=None, straight_pipeline=False,
+                  use_memory_constraint=False, memory_bytes=16e9, use_fewer_machines=False):
+    """PipeDream's partitioning problem (its optimizer's flags and defaults): graph is a
+    PipeDream profile (graph.txt: a path or its text), machines the -n list (machines per level),
+    bandwidths_bytes_per_s the -b list (default 1e9 for every level). Returns the result document."""
+    options = {"machines": [int(m) for m in ([machines] if isinstance(machines, int) else machines)],
+               "straight_pipeline": bool(straight_pipeline), "use_memory_constraint": bool(use_memory_constraint),
+               "memory_bytes": float(memory_bytes), "use_fewer_machines": bool(use_fewer_machines)}
+    if bandwidths_bytes_per_s is not None:
+        options["bandwidths_bytes_per_s"] = [float(b) for b in bandwidths_bytes_per_s]
+    if activation_compression_ratio is not None:
+        options["activation_compression_ratio"] = float(activation_compression_ratio)
+    return _json.loads(_dnnplan.pipeline_plan(_file_or_text(graph), _json.dumps(options)))
+
+
+_OBJECTIVES = {"samples-per-s": "max_throughput", "samples-per-usd": "max_samples_per_usd", "usd-per-h": "min_cost"}
+
+
+def hybrid_plan(profile, catalog, profile_batch=128, max_workers=16, batch_sizes=(128, 256, 512), objective="samples-per-s",
+                budget_usd_per_h=None, target_samples_per_s=None):
+    """Hybrid data and pipeline parallelism on serverless containers (Hydrozoa), with the command
+    line's defaults: profile is a PipeDream profile (a path or its text) measured at
+    profile_batch, catalog the container catalog (a dict, its JSON text or a path), objective
+    "samples-per-s", "samples-per-usd" or "usd-per-h" (which needs target_samples_per_s).
+    Returns {"hybrid": result, "data_parallel": result} (the same with one stage)."""
+    if objective not in _OBJECTIVES:
+        error = InvalidInput(f"invalid input: objective = {objective!r}: expected one of {', '.join(_OBJECTIVES)}")
+        error.field, error.value, error.expected = "objective", str(objective), ", ".join(_OBJECTIVES)
+        raise error
+    options = {"objective": _OBJECTIVES[objective]}
+    if budget_usd_per_h is not None:
+        options["budget_usd_per_h"] = float(budget_usd_per_h)
+    if target_samples_per_s is not None:
+        options["target_samples_per_s"] = float(target_samples_per_s)
+    catalog_text = _file_or_text(catalog) if isinstance(catalog, (str, _os.PathLike)) else _json.dumps(catalog)
+    return _json.loads(_dnnplan.hybrid_plan(_file_or_text(profile), float(profile_batch), catalog_text, int(max_workers),
+                                            [int(b) for b in batch_sizes], _json.dumps(options)))
 
 
 def read_trace(path, polarity="available", name=None):

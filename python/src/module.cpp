@@ -74,4 +74,5 @@ class ParseError(ValueError):
     dnnplan_python::bind_spot_and_vm(m);
     dnnplan_python::bind_resilience(m);
     dnnplan_python::bind_deadline(m);
+    dnnplan_python::bind_partition(m);
 }

@@ -86,3 +86,24 @@ def test_the_gil_is_released_while_a_planner_runs():
     done.set()
     counter.join()
     assert during > 10000
+
+
+def test_pipeline_plan_equals_the_command_line(cli):
+    graph = FIXTURES / "pipedream" / "vgg16.txt"
+    ours = dnnplan.pipeline_plan(graph, [4], straight_pipeline=True)
+    assert without_times(ours) == without_times(cli("pipeline_plan", "--pipedream-graph", graph, "-n", 4, "--straight-pipeline", "--json"))
+    two_levels = dnnplan.pipeline_plan(graph.read_text(), [4, 2], bandwidths_bytes_per_s=[1e9, 2.5e8])
+    assert without_times(two_levels) == without_times(
+        cli("pipeline_plan", "--pipedream-graph", graph, "-n", 4, 2, "-b", 1e9, 2.5e8, "--json"))
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.pipeline_plan(graph, [0])
+    assert caught.value.field.startswith("machines")
+
+
+def test_hybrid_plan_equals_the_command_line(cli):
+    graph, catalog = DATA / "vgg16.txt", DATA / "containers.json"
+    ours = dnnplan.hybrid_plan(graph, load(catalog), max_workers=8, batch_sizes=[128, 256], objective="samples-per-usd")
+    theirs = cli("hybrid_plan", graph, "--containers", catalog, "--max-workers", 8, "--batch-sizes", "128,256",
+                 "--objective", "samples-per-usd", "--json")
+    assert without_times(ours) == without_times(theirs)
+    assert ours["hybrid"]["plan"]["samples_per_usd"] >= ours["data_parallel"]["plan"]["samples_per_usd"]
