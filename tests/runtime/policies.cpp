@@ -231,6 +231,22 @@ TEST_CASE("the default policy moves to another region only when the run there re
     }
 }
 
+TEST_CASE("the default policy learns from one region when spot is up somewhere at every tick", "[solve][deadline_policy][policies]") {
+    // r1 has spot at every tick, so spot anywhere never ends a run or an outage; r0 has. The job
+    // runs on-demand in r0, which has no spot now: it moves to r1 (it decided as Uniform Progress
+    // in r0, and stayed on on-demand, when only spot anywhere counted as learning).
+    const dnnplan::spot_market_trace r0 = periodic_trace("r0", {5, 5}, 61, 0);
+    dnnplan::spot_market_trace r1{.name = "r1", .gap_s = 60.0, .available = std::vector<std::int32_t>(r0.available.size(), 1),
+                                  .spot_usd_per_h = std::vector<double>(r0.available.size(), 1.0), .on_demand_usd_per_h = 3.0};
+    const deadline_market m{.regions = {r0, r1}};
+    const deadline_job job{.work_s = 3600.0, .deadline_s = 100000.0, .changeover_s = 60.0, .egress_usd = 0.5};
+    const dnnplan::deadline_state on_demand{.mode = deadline_action::on_demand, .region = 0, .work_left_s = 3600.0};
+    dnnplan::adaptive_deadline_policy policy;
+    const deadline_decision d = policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, on_demand));
+    CHECK(d.action == deadline_action::spot);
+    CHECK(d.region == 1);
+}
+
 TEST_CASE("the default policy follows Uniform Progress until it has seen a run and an outage", "[solve][deadline_policy][policies]") {
     // With no spot in the whole trace (one censored outage) nothing is learnt: the default policy
     // decides as Uniform Progress at every tick, and goes to on-demand as soon as the job falls

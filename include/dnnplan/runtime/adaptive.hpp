@@ -43,8 +43,10 @@
 // own run lengths with the egress there and back (2E) taken from the benefit: the job moves once
 // that region's run has lasted long enough that B(x) - 2E pays. B is a benefit over on-demand, so
 // a waiting job weighs a move only once rule 1 (at home) would pay for on-demand; until then it
-// waits for spot at home. Otherwise it keeps on-demand or waits. On-demand runs in the
-// checkpoint's region.
+// waits for spot at home. When the move does not pay, the job keeps what it does: on-demand, or
+// waiting (under the safety net) while spot is up elsewhere, which cost less on the shared traces
+// than going on-demand then. On-demand runs in the checkpoint's region. Until some history (spot
+// anywhere, or one region's) has seen a run and an outage end, the job decides as Uniform Progress.
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
@@ -231,7 +233,7 @@ public:
         if (v.regions() > 1) update_region_histories(v);
         const std::int32_t od_region = on_demand_region(v);
         const std::int32_t spot_region = best_spot_region(v);
-        if (!learnt(history_)) {
+        if (!learnt_anything()) {
             const std::int32_t region = s.region >= 0 ? s.region : (spot_region >= 0 ? spot_region : od_region);
             return detail::deadline::uniform_progress(v, region, true);  // nothing learnt yet
         }
@@ -310,6 +312,11 @@ private:
         return history_;
     }
     [[nodiscard]] static bool learnt(const detail::deadline::availability_history& h) noexcept { return !h.runs().empty() && !h.outages().empty(); }
+    /// Whether some history has seen a run and an outage end: spot anywhere, or one region's
+    /// (with several regions spot may be up somewhere at every tick).
+    [[nodiscard]] bool learnt_anything() const noexcept {
+        return learnt(history_) || std::any_of(region_histories_.begin(), region_histories_.end(), [](const auto& h) { return learnt(h); });
+    }
     /// The checkpoint's region's history: rule 1 waits for spot there.
     [[nodiscard]] const detail::deadline::availability_history& home_history(const deadline_view& v) const noexcept {
         return history_of(v, v.state().region);
