@@ -33,7 +33,7 @@ def loop(zone, prices):
                 out = dnnplan.simulate(zone, prices=prices, on_demand_usd_per_h=3.06, work_h=GRID["work_h"], deadline_h=deadline_h,
                                        changeover_h=changeover_h, start_ticks=GRID["start_ticks"], policy=policy)
                 rows += [dict(deadline_h=deadline_h, changeover_h=changeover_h, policy=out["policy"],
-                              **{k: w[k] for k in sweeps.COLUMNS[3:]}) for w in out["windows"]]
+                              **{k: w.get(k, sweeps._DEFAULTS.get(k)) for k in sweeps.COLUMNS[3:]}) for w in out["windows"]]
     return rows
 
 

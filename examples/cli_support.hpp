@@ -26,7 +26,11 @@
 #include <utility>
 #include <vector>
 
+#ifdef _WIN32
+#include <io.h>  // _isatty
+#else
 #include <unistd.h>  // isatty
+#endif
 
 namespace dnnplan_examples {
 
@@ -198,7 +202,6 @@ auto on_input(const std::string& what, F&& f) {
     return buffer;
 }
 
-/// A program's subcommand ("simulate", "replay", ...) and what runs it.
 /// Progress on stderr when it is a terminal (a pipe or a log gets nothing): callback() gives a
 /// (done, total) function that prints "\r<program>: <what> <done> of <total> (p%)" at each whole
 /// percent; the line ends when done reaches total or when this object goes (a budget may stop a
@@ -213,7 +216,11 @@ public:
     }
 
     [[nodiscard]] std::function<void(std::int64_t, std::int64_t)> callback() {
+#ifdef _WIN32
+        if (!_isatty(_fileno(stderr))) return {};
+#else
         if (!isatty(STDERR_FILENO)) return {};
+#endif
         return [this](std::int64_t done, std::int64_t total) { show(done, total); };
     }
 
@@ -233,6 +240,7 @@ private:
     bool ended_ = false;
 };
 
+/// A program's subcommand ("simulate", "replay", ...) and what runs it.
 struct subcommand {
     std::string_view name;
     int (*run)(int argc, char** argv);

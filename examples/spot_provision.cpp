@@ -144,7 +144,9 @@ int run(int argc, char** argv) {
                       << 100.0 * saving / baseline.plan->prediction.cost_usd << "%)\n";
         }
     }
-    if (result.plan && request.options.objective == dnnplan::objective_kind::min_cost) print_under_preemptions(request);
+    // Spot prices only: on-demand instances are not preempted.
+    if (result.plan && request.options.objective == dnnplan::objective_kind::min_cost && request.options.pricing == dnnplan::price_kind::spot)
+        print_under_preemptions(request);
     return 0;
 }
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages dnnplan builds and tests with, if any is missing; with --fuzz,
-# also Clang and its runtime libraries (libFuzzer, the sanitizers) for scripts/fuzz.
+# Installs the Debian 12 packages dnnplan builds with, if any is missing; with --python, also what
+# the Python module and its tests need (scripts/test); with --fuzz, Clang and its runtime
+# libraries (libFuzzer, the sanitizers) for scripts/fuzz.
 # apt-get update runs only when something has to be installed.
 set -euo pipefail
 
-packages=(libeigen3-dev libboost-math-dev catch2 nlohmann-json3-dev libbenchmark-dev cmake ninja-build g++
-          python3-dev pybind11-dev python3-numpy python3-pytest python3-distributed python3-tqdm)
+packages=(libeigen3-dev libboost-math-dev catch2 nlohmann-json3-dev libbenchmark-dev cmake ninja-build g++)
+if [[ "${1:-}" == "--python" ]]; then
+    packages+=(python3-dev pybind11-dev python3-numpy python3-pytest python3-distributed python3-tqdm)
+fi
 if [[ "${1:-}" == "--fuzz" ]]; then
     packages+=(clang libclang-rt-14-dev)
 fi

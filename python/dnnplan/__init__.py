@@ -84,7 +84,12 @@ def resilience_plan(problem, base_dir=None):
     (Bamboo's setting). An offer's {"trace_csv": FILE} is read relative to base_dir (default:
     the working directory). Returns the result document."""
     if isinstance(problem, str):
-        problem = _json.loads(problem)
+        try:
+            problem = _json.loads(problem)
+        except _json.JSONDecodeError as e:
+            error = ParseError(f"parse error at byte {e.pos}: {e.msg}")
+            error.where = f"byte {e.pos}"
+            raise error from None
     problem = _json.loads(_json.dumps(problem))  # a copy: the traces are resolved in place
     _resolve_trace_files(problem, base_dir)
     return _json.loads(_dnnplan.resilience_plan(_text(problem)))
@@ -103,14 +108,14 @@ def pipeline_plan(graph, machines, bandwidths_bytes_per_s=None, activation_compr
     """PipeDream's partitioning problem (its optimizer's flags and defaults): graph is a
     PipeDream profile (graph.txt: a path or its text), machines the -n list (machines per level),
     bandwidths_bytes_per_s the -b list (default 1e9 for every level). Returns the result document."""
-    options = {"machines": [int(m) for m in ([machines] if isinstance(machines, int) else machines)],
-               "straight_pipeline": bool(straight_pipeline), "use_memory_constraint": bool(use_memory_constraint),
-               "memory_bytes": float(memory_bytes), "use_fewer_machines": bool(use_fewer_machines)}
+    options = {"machines": [machines] if isinstance(machines, int) else list(machines),
+               "straight_pipeline": straight_pipeline, "use_memory_constraint": use_memory_constraint,
+               "memory_bytes": memory_bytes, "use_fewer_machines": use_fewer_machines}
     if bandwidths_bytes_per_s is not None:
-        options["bandwidths_bytes_per_s"] = [float(b) for b in bandwidths_bytes_per_s]
+        options["bandwidths_bytes_per_s"] = list(bandwidths_bytes_per_s)
     if activation_compression_ratio is not None:
-        options["activation_compression_ratio"] = float(activation_compression_ratio)
-    return _json.loads(_dnnplan.pipeline_plan(_file_or_text(graph), _json.dumps(options)))
+        options["activation_compression_ratio"] = activation_compression_ratio
+    return _json.loads(_dnnplan.pipeline_plan(_file_or_text(graph), _json.dumps(options, default=_to_json_default)))
 
 
 _OBJECTIVES = {"samples-per-s": "max_throughput", "samples-per-usd": "max_samples_per_usd", "usd-per-h": "min_cost"}
@@ -129,12 +134,17 @@ def hybrid_plan(profile, catalog, profile_batch=128, max_workers=16, batch_sizes
         raise error
     options = {"objective": _OBJECTIVES[objective]}
     if budget_usd_per_h is not None:
-        options["budget_usd_per_h"] = float(budget_usd_per_h)
+        options["budget_usd_per_h"] = budget_usd_per_h
     if target_samples_per_s is not None:
-        options["target_samples_per_s"] = float(target_samples_per_s)
+        options["target_samples_per_s"] = target_samples_per_s
     catalog_text = _file_or_text(catalog) if isinstance(catalog, (str, _os.PathLike)) else _json.dumps(catalog)
+    for field, value in (("max_workers", max_workers), *((f"batch_sizes[{i}]", b) for i, b in enumerate(batch_sizes))):
+        if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
+            error = InvalidInput(f"invalid input: {field} = {value!r}: expected an integer")
+            error.field, error.value, error.expected = field, repr(value), "an integer"
+            raise error
     return _json.loads(_dnnplan.hybrid_plan(_file_or_text(profile), float(profile_batch), catalog_text, int(max_workers),
-                                            [int(b) for b in batch_sizes], _json.dumps(options)))
+                                            [int(b) for b in batch_sizes], _json.dumps(options, default=_to_json_default)))
 
 
 def read_trace(path, polarity="available", name=None):
@@ -163,18 +173,20 @@ def _region(trace, spot_usd_per_h, on_demand_usd_per_h, prices):
     rules: --spot-usd-per-h and --on-demand-usd-per-h override the trace's, --prices gives a
     trace its spot prices by name."""
     region = read_trace(trace) if isinstance(trace, (str, _os.PathLike)) else dict(trace)
-    out = {"name": str(region.get("name", "region")), "gap_s": float(region["gap_s"]),
-           "available": _np.asarray(region["available"]).astype(_np.int64).tolist()}
+    # Values pass through as they are (no rounding): the C++ reader rejects a non-integer count,
+    # naming regions[i].available[k], as the command line's readers do.
+    out = {"name": str(region.get("name", "region")), "gap_s": region["gap_s"],
+           "available": _np.asarray(region["available"]).tolist()}
     spot = region.get("spot_usd_per_h")
     if prices is not None and out["name"] in prices:
         spot = prices[out["name"]]
     if spot_usd_per_h is not None:
         spot = [float(spot_usd_per_h)] * len(out["available"])
     if spot is not None and len(spot) > 0:
-        out["spot_usd_per_h"] = _np.asarray(spot, dtype=float).tolist()
+        out["spot_usd_per_h"] = _np.asarray(spot).tolist()
     on_demand = region.get("on_demand_usd_per_h") if on_demand_usd_per_h is None else on_demand_usd_per_h
     if on_demand is not None:
-        out["on_demand_usd_per_h"] = float(on_demand)
+        out["on_demand_usd_per_h"] = on_demand
     return out
 
 
@@ -184,14 +196,14 @@ def _simulation(traces, work_h, deadline_h, changeover_h, start_ticks, policy, e
         traces = [traces]
     document = {
         "job": {"work_s": work_h * 3600.0, "deadline_s": deadline_h * 3600.0, "changeover_s": changeover_h * 3600.0,
-                "instances": int(instances), "egress_usd": float(egress_usd)},
+                "instances": instances, "egress_usd": egress_usd},
         "regions": [_region(t, spot_usd_per_h, on_demand_usd_per_h, prices) for t in traces],
-        "start_ticks": [int(s) for s in start_ticks],
-        "threads": int(threads),
+        "start_ticks": list(start_ticks),
+        "threads": threads,
     }
     if policy is not None:
         document["policy"] = policy.replace("-", "_")
-    return _json.dumps(document)
+    return _json.dumps(document, default=_to_json_default)
 
 
 def simulate(traces, *, work_h, deadline_h, changeover_h, start_ticks, policy="default", egress_usd=0.0, instances=1,

@@ -18,23 +18,26 @@ import os as _os
 import sys as _sys
 
 COLUMNS = ["deadline_h", "changeover_h", "policy", "start_tick", "cost_usd", "finish_h", "met", "spot_h",
-           "on_demand_h", "changeovers", "region_moves"]
+           "on_demand_h", "changeovers", "region_moves", "finished", "work_left_h"]
+# A window's "finished" and "work_left_h" (simulate writes them only when the trace ended before the
+# work did): True and 0 otherwise.
+_DEFAULTS = {"finished": True, "work_left_h": 0.0}
 
 
 def _run(regions_json, job, policy, start_ticks):
     """One task: simulate on the workers' copy of the traces (their JSON text, spliced into the
     document as it is: the task converts no trace); the rows of its windows."""
-    from dnnplan import _dnnplan
+    from dnnplan import _dnnplan, _to_json_default
     document = ('{"job": ' + _json.dumps({"work_s": job["work_h"] * 3600.0, "deadline_s": job["deadline_h"] * 3600.0,
-                                          "changeover_s": job["changeover_h"] * 3600.0, "instances": int(job["instances"]),
-                                          "egress_usd": float(job["egress_usd"])})
-                + ', "regions": ' + regions_json + ', "start_ticks": ' + _json.dumps(start_ticks)
+                                          "changeover_s": job["changeover_h"] * 3600.0, "instances": job["instances"],
+                                          "egress_usd": job["egress_usd"]})
+                + ', "regions": ' + regions_json + ', "start_ticks": ' + _json.dumps(start_ticks, default=_to_json_default)
                 + ', "policy": ' + _json.dumps(policy.replace("-", "_")) + ', "threads": 1}')
     out = _json.loads(_dnnplan.deadline_simulate(document))
     rows = []
     for w in out["windows"]:
         row = {"deadline_h": job["deadline_h"], "changeover_h": job["changeover_h"], "policy": out["policy"]}
-        row.update({k: w[k] for k in COLUMNS[3:]})
+        row.update({k: w.get(k, _DEFAULTS.get(k)) for k in COLUMNS[3:]})
         rows.append(row)
     return rows
 
@@ -87,7 +90,7 @@ def sweep(traces, *, work_h, deadlines_h, changeovers_h, policies, start_ticks, 
     if isinstance(traces, (str, _os.PathLike, dict)):
         traces = [traces]
     regions = [dnnplan._region(t, spot_usd_per_h, on_demand_usd_per_h, prices) for t in traces]
-    ticks = [int(s) for s in start_ticks]
+    ticks = list(start_ticks)
     grid = list(_itertools.product(deadlines_h, changeovers_h, policies))
     c, close = _client(client, address, workers)
     try:

@@ -2,8 +2,9 @@
 // The Python module's C++ half (`dnnplan._dnnplan`): each planner as a function from its JSON
 // document (text) to its result's JSON (text), the same documents the command-line planners read
 // and print (examples/*.cpp --json); dnnplan/__init__.py turns dicts into text and back. Every
-// function releases the GIL while it parses and plans (it touches no Python object), so Python
-// threads and Dask workers in threads run alongside it. The library's exceptions become Python
+// planner releases the GIL while it parses and plans (it touches no Python object), so Python
+// threads and Dask workers in threads run alongside it (read_trace_csv, which builds a tuple,
+// holds it: a trace file parses in milliseconds). The library's exceptions become Python
 // exceptions in module.cpp: invalid_input -> dnnplan.InvalidInput (a ValueError, with .field,
 // .value and .expected), parse_error -> dnnplan.ParseError (a ValueError, with .where), any other
 // dnnplan::error -> dnnplan.Error (a RuntimeError).

@@ -70,3 +70,15 @@ def test_decide_equals_the_command_line(cli, tmp_path):
     ours = dnnplan.decide(state)
     assert ours == cli("deadline_policy", "decide", path)
     assert ours["status"] == "feasible" and ours["region"] == "r0"
+
+
+def test_values_are_not_rounded():
+    # A fractional count or start tick is the caller's error, named as the command line names it.
+    region = {"name": "toy", "gap_s": 600, "available": [1, 0.5, 1] * 40, "spot_usd_per_h": [1.0] * 120}
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.simulate(region, work_h=1, deadline_h=4, changeover_h=0.1, start_ticks=[0], on_demand_usd_per_h=3.0)
+    assert caught.value.field == "regions[0].available[1]"
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.simulate(dict(region, available=[1] * 120), work_h=1, deadline_h=4, changeover_h=0.1, start_ticks=[2.5],
+                         on_demand_usd_per_h=3.0)
+    assert caught.value.field == "start_ticks[0]"

@@ -26,7 +26,8 @@ def test_sweep_on_a_local_cluster_equals_a_loop(tmp_path):
             windows = dnnplan.simulate(zone, prices=prices, on_demand_usd_per_h=3.06, work_h=12, deadline_h=deadline_h,
                                        changeover_h=0.1, start_ticks=grid["start_ticks"], policy=policy)["windows"]
             expected += [dict(deadline_h=deadline_h, changeover_h=0.1, policy=policy, **w) for w in windows]
-    assert rows == [{k: e[k] for k in sweeps.COLUMNS} for e in expected]
+    assert rows == [{k: e.get(k, {"finished": True, "work_left_h": 0.0}.get(k)) for k in sweeps.COLUMNS} for e in expected]
+    assert all(r["finished"] and r["work_left_h"] == 0.0 for r in rows)
     with open(out, newline="", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
     assert len(table) == len(rows) == 20

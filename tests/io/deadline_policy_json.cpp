@@ -387,3 +387,34 @@ TEST_CASE("decide: a spot state without spot is preempted first; infeasible only
     REQUIRE(late.best_effort);
     CHECK(late.best_effort->action == deadline_action::spot);
 }
+
+TEST_CASE("the simulate document reads as a simulation; its output documents are the command line's", "[io][json][deadline]") {
+    const std::string text = R"({"job": {"work_s": 1200, "deadline_s": 2400, "changeover_s": 0},
+        "regions": [{"name": "r0", "gap_s": 600, "available": [1, 1, 0, 1, 1, 1, 1, 1], "spot_usd_per_h": [1, 1, 1, 1, 1, 1, 1, 1],
+                     "on_demand_usd_per_h": 3}],
+        "start_ticks": [0, 2], "policy": "greedy", "threads": 2})";
+    const deadline_simulation s = parse_deadline_simulation(text);
+    CHECK(s.start_ticks == std::vector<std::size_t>{0, 2});
+    CHECK(s.policy == deadline_policy_kind::greedy);
+    CHECK(s.threads == 2);
+    CHECK(s.job.deadline_s == 2400.0);
+    const nlohmann::ordered_json out = simulation_json(s, simulate(s));
+    CHECK(out["policy"] == "greedy");
+    REQUIRE(out["windows"].size() == 2);
+    CHECK(out["windows"][1]["start_tick"] == 2);
+    CHECK(out["windows"][0]["cost_usd"] == 2.0 / 6.0);  // two ticks of spot at 1 USD/h, 600 s each
+
+    const auto simulation_field = [](const std::string& t) { return field([&] { (void)parse_deadline_simulation(t); }); };
+    CHECK(simulation_field(with(text, R"("threads": 2)", R"("threads": 0)")) == "threads");
+    CHECK(simulation_field(with(text, R"("start_ticks": [0, 2])", R"("start_ticks": [])")) == "start_ticks");
+    CHECK(simulation_field(with(text, R"("start_ticks": [0, 2])", R"("start_ticks": [0, 7])")) == "start_ticks[1]");
+    CHECK(simulation_field(with(text, R"("policy": "greedy")", R"("policy": "greedy", "colour": 1)")) == "colour");
+    CHECK(simulation_field(with(text, R"("available": [1, 1, 0)", R"("available": [1, 1.5, 0)")) == "regions[0].available[1]");
+
+    const deadline_observation o = parse_deadline_observation(observation_text);
+    const nlohmann::ordered_json d = decision_json(o, solve(o));
+    CHECK(d["status"] == "feasible");
+    CHECK(d["action"] == "spot");
+    CHECK(d["region"] == "us-west-2a");
+    CHECK(d["reason"].get<std::string>().size() > 0);
+}
