@@ -288,10 +288,7 @@ void resolve_traces(Json& document, const std::optional<std::filesystem::path>& 
                 throw input_error{path.string() + ": " + e.what()};
             }
         }
-        Json events = Json::array();
-        for (const auto& e : trace.events)
-            events.push_back({{"time_ms", e.time_ms}, {"event", std::string(to_string(e.kind))}, {"node", e.node}});
-        preemption = Json{{"trace", Json{{"events", std::move(events)}}}};
+        preemption = Json{{"trace", Json{{"events", Json(trace.events)}}}};  // io's instance_event layout
     }
 }
 

@@ -190,20 +190,29 @@ def _region(trace, spot_usd_per_h, on_demand_usd_per_h, prices):
     return out
 
 
-def _simulation(traces, work_h, deadline_h, changeover_h, start_ticks, policy, egress_usd, instances,
-                spot_usd_per_h, on_demand_usd_per_h, prices, threads):
+def _document(regions_json, job, start_ticks, policy, threads):
+    """The simulate/compare document (io/deadline_policy_json.hpp) around the regions' JSON text,
+    spliced in as it is (a sweep's task sends the same traces many times). job: work_h,
+    deadline_h, changeover_h, instances, egress_usd."""
+    head = {"job": {"work_s": job["work_h"] * 3600.0, "deadline_s": job["deadline_h"] * 3600.0,
+                    "changeover_s": job["changeover_h"] * 3600.0, "instances": job["instances"], "egress_usd": job["egress_usd"]},
+            "start_ticks": list(start_ticks), "threads": threads}
+    if policy is not None:
+        head["policy"] = policy.replace("-", "_")
+    return _json.dumps(head, default=_to_json_default)[:-1] + ', "regions": ' + regions_json + "}"
+
+
+def _regions_json(traces, spot_usd_per_h, on_demand_usd_per_h, prices):
     if isinstance(traces, (str, _os.PathLike, dict)):
         traces = [traces]
-    document = {
-        "job": {"work_s": work_h * 3600.0, "deadline_s": deadline_h * 3600.0, "changeover_s": changeover_h * 3600.0,
-                "instances": instances, "egress_usd": egress_usd},
-        "regions": [_region(t, spot_usd_per_h, on_demand_usd_per_h, prices) for t in traces],
-        "start_ticks": list(start_ticks),
-        "threads": threads,
-    }
-    if policy is not None:
-        document["policy"] = policy.replace("-", "_")
-    return _json.dumps(document, default=_to_json_default)
+    return _json.dumps([_region(t, spot_usd_per_h, on_demand_usd_per_h, prices) for t in traces], default=_to_json_default)
+
+
+def _simulation(traces, work_h, deadline_h, changeover_h, start_ticks, policy, egress_usd, instances,
+                spot_usd_per_h, on_demand_usd_per_h, prices, threads):
+    job = {"work_h": work_h, "deadline_h": deadline_h, "changeover_h": changeover_h, "instances": instances,
+           "egress_usd": egress_usd}
+    return _document(_regions_json(traces, spot_usd_per_h, on_demand_usd_per_h, prices), job, start_ticks, policy, threads)
 
 
 def simulate(traces, *, work_h, deadline_h, changeover_h, start_ticks, policy="default", egress_usd=0.0, instances=1,

@@ -27,12 +27,8 @@ _DEFAULTS = {"finished": True, "work_left_h": 0.0}
 def _run(regions_json, job, policy, start_ticks):
     """One task: simulate on the workers' copy of the traces (their JSON text, spliced into the
     document as it is: the task converts no trace); the rows of its windows."""
-    from dnnplan import _dnnplan, _to_json_default
-    document = ('{"job": ' + _json.dumps({"work_s": job["work_h"] * 3600.0, "deadline_s": job["deadline_h"] * 3600.0,
-                                          "changeover_s": job["changeover_h"] * 3600.0, "instances": job["instances"],
-                                          "egress_usd": job["egress_usd"]})
-                + ', "regions": ' + regions_json + ', "start_ticks": ' + _json.dumps(start_ticks, default=_to_json_default)
-                + ', "policy": ' + _json.dumps(policy.replace("-", "_")) + ', "threads": 1}')
+    from dnnplan import _dnnplan, _document
+    document = _document(regions_json, job, start_ticks, policy, 1)
     out = _json.loads(_dnnplan.deadline_simulate(document))
     rows = []
     for w in out["windows"]:
@@ -87,14 +83,12 @@ def sweep(traces, *, work_h, deadlines_h, changeovers_h, policies, start_ticks, 
     Returns a list of rows (dicts with COLUMNS' keys) in the grid's order."""
     import dnnplan
     from distributed import as_completed
-    if isinstance(traces, (str, _os.PathLike, dict)):
-        traces = [traces]
-    regions = [dnnplan._region(t, spot_usd_per_h, on_demand_usd_per_h, prices) for t in traces]
+    regions_json = dnnplan._regions_json(traces, spot_usd_per_h, on_demand_usd_per_h, prices)
     ticks = list(start_ticks)
     grid = list(_itertools.product(deadlines_h, changeovers_h, policies))
     c, close = _client(client, address, workers)
     try:
-        shared = c.scatter(_json.dumps(regions), broadcast=True)
+        shared = c.scatter(regions_json, broadcast=True)
         futures = {}
         for g, (deadline_h, changeover_h, policy) in enumerate(grid):
             job = {"work_h": work_h, "deadline_h": deadline_h, "changeover_h": changeover_h, "egress_usd": egress_usd,

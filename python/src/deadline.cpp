@@ -21,15 +21,8 @@ dnnplan::availability_polarity polarity_of(const std::string& text) {
     return dnnplan::parse_enum<dnnplan::availability_polarity>(text, "polarity");
 }
 
-std::string trace_json(const dnnplan::spot_market_trace& t) {
-    nlohmann::ordered_json j;
-    j["name"] = t.name;
-    j["gap_s"] = t.gap_s;
-    j["available"] = t.available;
-    j["spot_usd_per_h"] = t.spot_usd_per_h;
-    j["on_demand_usd_per_h"] = t.on_demand_usd_per_h ? nlohmann::ordered_json(*t.on_demand_usd_per_h) : nlohmann::ordered_json();
-    return j.dump();
-}
+/// The region's JSON text, in io's spot_market_trace layout (the regions of the simulate document).
+std::string trace_json(const dnnplan::spot_market_trace& t) { return nlohmann::ordered_json(t).dump(); }
 
 }  // namespace
 

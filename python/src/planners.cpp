@@ -49,11 +49,7 @@ void bind_resilience(py::module_& m) {
     m.def(
         "instance_trace_events",
         [](const std::string& csv) {
-            const dnnplan::instance_trace trace = dnnplan::parse_instance_trace(csv);
-            nlohmann::ordered_json events = nlohmann::ordered_json::array();
-            for (const auto& e : trace.events)
-                events.push_back({{"time_ms", e.time_ms}, {"event", std::string(to_string(e.kind))}, {"node", e.node}});
-            return events.dump();
+            return nlohmann::ordered_json(dnnplan::parse_instance_trace(csv).events).dump();  // io's instance_event layout
         },
         py::arg("csv"), py::call_guard<py::gil_scoped_release>(),
         "A Bamboo trace (time_ms,add|remove,node rows) as the JSON text of its events, the resilience problem's trace.events");
