@@ -117,19 +117,6 @@ int replay(int argc, char** argv) {
 
 // ---- advise --------------------------------------------------------------------------------------
 
-nlohmann::ordered_json dlrover_plan_json(const dnnplan::dlrover::resource_plan& plan) {
-    nlohmann::ordered_json j;
-    j["policy"] = "dlrover";
-    nlohmann::ordered_json groups = nlohmann::ordered_json::object();
-    for (const auto& [type, g] : plan.groups)
-        groups[std::string(dnnplan::to_string(type))] = {{"count", g.count}, {"cpu", g.resource.cpu}, {"memory_mb", g.resource.memory_mb}};
-    j["groups"] = std::move(groups);
-    nlohmann::ordered_json nodes = nlohmann::ordered_json::object();
-    for (const auto& [name, r] : plan.nodes) nodes[name] = {{"cpu", r.cpu}, {"memory_mb", r.memory_mb}};
-    j["nodes"] = std::move(nodes);
-    return j;
-}
-
 int advise(int argc, char** argv) {
     std::optional<double> work, deadline, worker_usd, ps_usd;
     std::optional<std::int32_t> max_ps, max_workers;
@@ -149,9 +136,8 @@ int advise(int argc, char** argv) {
     if (*max_ps < 1 || *max_workers < 1) throw command_line_error{"--max-ps and --max-workers must be >= 1"};
     if (deadline && !(*deadline > 0.0)) throw command_line_error{"--deadline-s must be > 0 (from the job's start)"};
     dnnplan::advise_setup setup{.job = {.gpu = "worker", .remaining_steps = *work, .deadline_s = deadline,
-                                        .worker_usd_per_h = *worker_usd, .ps_usd_per_h = *ps_usd}};
-    for (std::int32_t p = 1; p <= *max_ps; ++p)
-        for (std::int32_t w = 1; w <= *max_workers; ++w) setup.job.configurations.push_back({p, w});
+                                        .worker_usd_per_h = *worker_usd, .ps_usd_per_h = *ps_usd,
+                                        .configurations = dnnplan::configuration_grid(*max_ps, *max_workers)}};
     setup.options.trial_s = trial_s;
     on_input("the command line", [&] {
         setup.job.validate("job");
@@ -165,37 +151,12 @@ int advise(int argc, char** argv) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         const std::string where = "stdin line " + std::to_string(number);
         records.push_back(on_input(where, [&] { return dnnplan::parse_elastic_record(line); }));
-        if (kind == policy_kind::model) {
-            const dnnplan::elastic_result r = on_input(where, [&] { return dnnplan::advise(records, setup); });
-            nlohmann::ordered_json j;
-            j["policy"] = "model";
-            j["status"] = std::string(to_string(r.status));
-            const dnnplan::elastic_plan& plan = *r.plan_to_run();  // best_effort when no plan meets the deadline
-            j["ps"] = plan.ps;
-            j["workers"] = plan.workers;
-            j["action"] = std::string(to_string(plan.action));
-            j["why"] = plan.why;
-            // Null while nothing is measured (the objective is then the first trial's own cost), and
-            // for a best_effort plan (it has no objective value: it misses the deadline).
-            j["predicted_cost_usd"] = r.details.model_fitted && r.objective_value ? nlohmann::ordered_json(*r.objective_value)
-                                                                                  : nlohmann::ordered_json();
-            j["ps_bottleneck"] = r.details.ps_bottleneck;
-            std::cout << j.dump() << std::endl;  // one line per record, flushed
-        } else {
-            const auto& last = records.back();
-            if (last.nodes.empty())
-                throw input_error{where + ": nodes: [], expected the nodes' CPU and memory (DLRover's rules read them)"};
-            double ps_cpu = 0.0, worker_cpu = 0.0, memory = 0.0;
-            for (const auto& n : last.nodes) {
-                if (n.type == dnnplan::dlrover::node_type::ps) ps_cpu = std::max(ps_cpu, n.cpu_requested);
-                else worker_cpu = std::max(worker_cpu, n.cpu_requested);
-                memory = std::max(memory, n.memory_requested_mb);
-            }
-            const dnnplan::dlrover::resource_limits limits{.cpu = *max_ps * ps_cpu + *max_workers * worker_cpu,
-                                                           .memory_mb = (*max_ps + *max_workers) * memory};
-            const auto plan = on_input(where, [&] { return dnnplan::dlrover_advise(records, limits); });
-            std::cout << dlrover_plan_json(plan).dump() << std::endl;
-        }
+        const nlohmann::ordered_json plan = on_input(where, [&] {
+            return kind == policy_kind::model ? dnnplan::advice_json(dnnplan::advise(records, setup))
+                                              : dnnplan::dlrover_plan_json(dnnplan::dlrover_advise(
+                                                    records, dnnplan::dlrover_limits(records, *max_ps, *max_workers)));
+        });
+        std::cout << plan.dump() << std::endl;  // one line per record, flushed
     }
     return 0;
 }

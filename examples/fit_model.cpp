@@ -26,6 +26,7 @@
 #include <dnnplan/fit/fidelity.hpp>
 #include <dnnplan/fit/sync_data_parallel.hpp>
 #include <dnnplan/io/fit_json.hpp>
+#include <dnnplan/io/fit_report_json.hpp>
 #include <dnnplan/io/pollux_trace.hpp>
 
 #include "cli_support.hpp"
@@ -198,21 +199,6 @@ void print_fit_text(const dnnplan::sync_fit_result& fit) {
     return options;
 }
 
-[[nodiscard]] nlohmann::ordered_json selection_json(const dnnplan::sync_variant_selection& s) {
-    nlohmann::ordered_json out;
-    out["chosen"] = std::string(dnnplan::to_string(s.chosen));
-    out["folds"] = dnnplan::sync_selection_options{}.folds;
-    out["scores"] = nlohmann::ordered_json::array();
-    for (const auto& score : s.scores) {
-        nlohmann::ordered_json entry;
-        entry["variant"] = std::string(dnnplan::to_string(score.variant));
-        entry["cv_median_ape_ratio"] = score.cv_median_ape_ratio;
-        entry["cv_p90_ape_ratio"] = score.cv_p90_ape_ratio;
-        out["scores"].push_back(std::move(entry));
-    }
-    return out;
-}
-
 void print_selection_text(const dnnplan::sync_variant_selection& s) {
     std::cout << "Variant chosen by " << dnnplan::sync_selection_options{}.folds
               << "-fold cross-validation on the fitted rows: " << dnnplan::to_string(s.chosen) << '\n';
@@ -260,16 +246,7 @@ int sync_predict(const arguments& args) {
     predictions.reserve(rows.size());
     for (const auto& r : rows) predictions.push_back(dnnplan::predict_step_time_with_interval(fit, r.sample().shape, confidence));
     if (args.json) {
-        nlohmann::ordered_json out;
-        out["predictions"] = nlohmann::ordered_json::array();
-        for (const auto& p : predictions) {
-            nlohmann::ordered_json entry;
-            entry["step_time_s"] = p.value;
-            entry["lower_s"] = p.lower;
-            entry["upper_s"] = std::isfinite(p.upper) ? nlohmann::ordered_json(p.upper) : nlohmann::ordered_json(nullptr);
-            out["predictions"].push_back(std::move(entry));
-        }
-        std::cout << out.dump(2) << '\n';
+        std::cout << dnnplan::sync_predictions_json(predictions).dump(2) << '\n';
     } else {
         std::cout << "line  placement  local_bsz  measured_s  predicted_s  interval_s (" << percent(confidence) << ")\n";
         for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -300,21 +277,7 @@ int sync_fidelity(const arguments& args) {
     const auto& fit = result.fit;
     const auto& held_out = result.held_out;
     if (args.json) {
-        nlohmann::ordered_json out;
-        out["model"] = "sync-data-parallel";
-        out["variant"] = std::string(dnnplan::to_string(fit.variant));
-        if (result.selection) out["selection"] = selection_json(*result.selection);
-        out["train_fraction"] = options.train_fraction;
-        out["seed"] = options.seed;
-        out["train_samples"] = result.split.train.size();
-        out["test_samples"] = result.split.held_out.size();
-        out["median_ape_ratio"] = held_out.median_ape_ratio;
-        out["p90_ape_ratio"] = held_out.p90_ape_ratio;
-        out["rmse_s"] = held_out.rmse;
-        out["train_median_ape_ratio"] = fit.quality.median_ape_ratio;
-        out["params"] = fit.params;
-        out["pinned"] = fit.pinned;
-        std::cout << out.dump(2) << '\n';
+        std::cout << dnnplan::sync_fidelity_json(result, options).dump(2) << '\n';
     } else {
         if (result.selection) print_selection_text(*result.selection);
         print_fit_text(fit);

@@ -21,6 +21,7 @@
 #include <dnnplan/fit/fidelity.hpp>
 #include <dnnplan/fit/ps_async.hpp>
 #include <dnnplan/io/fit_json.hpp>
+#include <dnnplan/io/fit_report_json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -77,21 +78,21 @@ inline void print_fit(const dnnplan::ps_async_fit_result& r, bool json, std::ost
     out << line;
 }
 
-/// One prediction per sample, in input order. Throws invalid_input for a sample naming a type
-/// the fit does not know ("samples[i].counts.<name>").
+/// One prediction per sample, in input order (io/fit_report_json.hpp). Throws invalid_input for
+/// a sample naming a type the fit does not know ("samples[i].counts.<name>").
 inline void print_predictions(const dnnplan::ps_async_fit_result& r, const dnnplan::ps_cluster_set& clusters,
                               double confidence, bool json, std::ostream& out) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    const std::vector<dnnplan::interval> predictions = dnnplan::ps_predictions(r, clusters, confidence);
+    if (json) {
+        out << dnnplan::ps_predictions_json(clusters, predictions).dump(2) << '\n';
+        return;
+    }
     std::vector<double> errors;
-    std::string table = "cluster                          predicted  [lower, upper]        observed   error\n";
+    out << "iterations per second (" << 100.0 * confidence << "% prediction intervals)\n"
+        << "cluster                          predicted  [lower, upper]        observed   error\n";
     for (std::size_t i = 0; i < clusters.samples.size(); ++i) {
         const auto& s = clusters.samples[i];
-        const dnnplan::interval iv =
-            dnnplan::predict_ps_async(r, clusters.counts(i, r.types), s.parameter_servers, confidence);
-        nlohmann::ordered_json e;
-        e["iterations_per_s"] = iv.value;
-        e["lower"] = iv.lower;
-        e["upper"] = std::isfinite(iv.upper) ? nlohmann::ordered_json(iv.upper) : nlohmann::ordered_json(nullptr);
+        const dnnplan::interval& iv = predictions[i];
         std::string name;
         for (const auto& [type, count] : s.counts) {
             if (!name.empty()) name += " ";
@@ -106,26 +107,15 @@ inline void print_predictions(const dnnplan::ps_async_fit_result& r, const dnnpl
         }
         char line[200];
         if (s.iterations_per_s) {
-            const double ape = std::abs(iv.value - *s.iterations_per_s) / *s.iterations_per_s;
-            errors.push_back(ape);
-            e["observed"] = *s.iterations_per_s;
-            e["ape_ratio"] = ape;
+            errors.push_back(dnnplan::ape_ratio(iv.value, *s.iterations_per_s));
             std::snprintf(line, sizeof line, "%-32s %9.3f  [%7.3f, %7.3f]  %9.3f  %5.1f%%\n", name.c_str(), iv.value,
-                          iv.lower, iv.upper, *s.iterations_per_s, 100.0 * ape);
+                          iv.lower, iv.upper, *s.iterations_per_s, 100.0 * errors.back());
         } else {
             std::snprintf(line, sizeof line, "%-32s %9.3f  [%7.3f, %7.3f]\n", name.c_str(), iv.value, iv.lower,
                           iv.upper);
         }
-        table += line;
-        list.push_back(std::move(e));
+        out << line;
     }
-    if (json) {
-        nlohmann::ordered_json doc;
-        doc["predictions"] = std::move(list);
-        out << doc.dump(2) << '\n';
-        return;
-    }
-    out << "iterations per second (" << 100.0 * confidence << "% prediction intervals)\n" << table;
     if (!errors.empty()) {
         std::sort(errors.begin(), errors.end());
         const std::size_t n = errors.size();
@@ -142,38 +132,17 @@ inline void print_predictions(const dnnplan::ps_async_fit_result& r, const dnnpl
 inline void print_leave_one_out(const dnnplan::ps_cluster_set& clusters, dnnplan::ps_contention_model contention,
                                 bool json, std::ostream& out) {
     const dnnplan::ps_leave_one_out_result r = dnnplan::ps_leave_one_out(clusters, {.contention_model = contention});
-    const std::vector<double>& observed = r.observed;
-    const std::vector<double>& predicted = r.predicted;
-    std::vector<double> errors;
-    for (std::size_t i = 0; i < observed.size(); ++i) errors.push_back(std::abs(predicted[i] - observed[i]) / observed[i]);
-    const dnnplan::fit_quality& q = r.quality;
-    const double max_ape = r.max_ape_ratio;
-    const std::size_t sample_count = observed.size();
     if (json) {
-        nlohmann::ordered_json doc;
-        doc["contention_model"] = std::string(dnnplan::to_string(contention));
-        doc["samples"] = sample_count;
-        doc["median_ape_ratio"] = q.median_ape_ratio;
-        doc["p90_ape_ratio"] = q.p90_ape_ratio;
-        doc["max_ape_ratio"] = max_ape;
-        nlohmann::ordered_json list = nlohmann::ordered_json::array();
-        for (std::size_t i = 0; i < observed.size(); ++i) {
-            nlohmann::ordered_json e;
-            e["observed"] = observed[i];
-            e["iterations_per_s"] = predicted[i];
-            e["ape_ratio"] = errors[i];
-            list.push_back(std::move(e));
-        }
-        doc["predictions"] = std::move(list);
-        out << doc.dump(2) << '\n';
+        out << dnnplan::ps_leave_one_out_json(r, contention).dump(2) << '\n';
         return;
     }
+    const dnnplan::fit_quality& q = r.quality;
     char line[160];
     std::snprintf(line, sizeof line,
                   "leave-one-cluster-out, contention %s, %zu clusters: median APE %.2f%%, p90 APE %.2f%%, max APE "
                   "%.2f%%\n",
-                  std::string(dnnplan::to_string(contention)).c_str(), sample_count, 100.0 * q.median_ape_ratio,
-                  100.0 * q.p90_ape_ratio, 100.0 * max_ape);
+                  std::string(dnnplan::to_string(contention)).c_str(), r.observed.size(), 100.0 * q.median_ape_ratio,
+                  100.0 * q.p90_ape_ratio, 100.0 * r.max_ape_ratio);
     out << line;
 }
 

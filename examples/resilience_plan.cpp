@@ -19,6 +19,7 @@
 // (GPT-2 on Bamboo's p3 trace, q = 0.9); --svg draws each strategy's expected cost against its
 // P(T <= D). Malformed input: one line on stderr, exit 2, nothing on stdout.
 
+#include <dnnplan/io/bamboo_run_json.hpp>
 #include <dnnplan/io/bamboo_trace.hpp>
 #include <dnnplan/io/resilience_plan_json.hpp>
 #include <dnnplan/preemption/bamboo_seeds.hpp>
@@ -72,24 +73,6 @@ dnnplan::bamboo_workload workload_named(std::string_view flag, std::string_view 
 nlohmann::ordered_json optional_number(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }
 
 // ---- simulate ------------------------------------------------------------------------------------
-
-/// The figures of one run under the keys of Bamboo's output.
-nlohmann::ordered_json run_json(const dnnplan::bamboo_run& r) {
-    nlohmann::ordered_json j;
-    j["status"] = std::string(to_string(r.status));
-    if (!r.reason.empty()) j["reason"] = r.reason;
-    j["preemptions"] = r.preemptions;
-    j["fatal_failures"] = r.fatal_failures;
-    j["steps"] = r.steps;
-    j["average_instances"] = r.average_instances;
-    j["samples_per_s"] = r.samples_per_s;
-    j["usd_per_h"] = r.usd_per_h;
-    j["value"] = r.value;
-    j["on_demand_samples_per_s"] = r.on_demand_samples_per_s;
-    j["on_demand_usd_per_h"] = r.on_demand_usd_per_h;
-    j["on_demand_value"] = r.on_demand_value;
-    return j;
-}
 
 void print_run(const dnnplan::bamboo_run& r) {
     std::cout << "status: " << to_string(r.status) << (r.reason.empty() ? "" : " (" + r.reason + ")") << '\n'
@@ -148,7 +131,7 @@ int simulate(int argc, char** argv) {
         if (removal || seeds) throw command_line_error{"--trace does not go with --removal-probability or --seeds"};
         const auto trace = read_input(*trace_file, [](std::istream& in) { return dnnplan::parse_instance_trace(in); });
         const dnnplan::bamboo_run r = dnnplan::simulate_bamboo(trace, options);
-        if (json) std::cout << run_json(r).dump(2) << '\n';
+        if (json) std::cout << dnnplan::bamboo_run_json(r).dump(2) << '\n';
         else print_run(r);
         return 0;
     }
@@ -159,30 +142,7 @@ int simulate(int argc, char** argv) {
     const dnnplan::bamboo_random_options random{.capacity = options.workload.random_capacity, .removal_probability = *removal};
     const dnnplan::bamboo_seed_summary summary = dnnplan::simulate_bamboo_seeds(random, first, last, options);
     if (json) {
-        nlohmann::ordered_json out, mean, interval;
-        for (std::size_t f = 0; f < dnnplan::bamboo_figures.size(); ++f) {
-            const std::string key(dnnplan::bamboo_figures[f].name);
-            const auto& s = summary.figures[f];
-            mean[key] = optional_number(s.mean);
-            interval[key] = s.lower ? nlohmann::ordered_json{*s.lower, *s.upper} : nlohmann::ordered_json();
-        }
-        out["workload"] = options.workload.name;
-        out["removal_probability"] = *removal;
-        out["seeds"] = {first, last};
-        out["runs"] = summary.runs.size();
-        out["completed"] = summary.completed;
-        out["mean"] = std::move(mean);
-        out["interval_95"] = std::move(interval);
-        nlohmann::ordered_json per_seed = nlohmann::ordered_json::array();
-        for (std::size_t i = 0; i < summary.runs.size(); ++i) {
-            nlohmann::ordered_json row;
-            row["seed"] = first + i;
-            const auto j = run_json(summary.runs[i]);
-            for (auto it = j.begin(); it != j.end(); ++it) row[it.key()] = it.value();
-            per_seed.push_back(std::move(row));
-        }
-        out["per_seed"] = std::move(per_seed);
-        std::cout << out.dump(2) << '\n';
+        std::cout << dnnplan::bamboo_seeds_json(summary, options.workload.name, *removal, first, last).dump(2) << '\n';
         return 0;
     }
     std::cout << options.workload.name << ", removal probability " << format(*removal) << " per hour, seeds " << first << "-" << last

@@ -6,8 +6,12 @@ and returns the result document it prints with --json (a dict):
     spot_provision(problem)               == spot_provision PROBLEM --json
     vm_recommend(problem, pareto=False)    == vm_recommend PROBLEM --json [--pareto]
     resilience_plan(problem, base_dir=...) == resilience_plan plan PROBLEM --json
+    bamboo_simulate(workload, ...)        == resilience_plan simulate ... --json
     pipeline_plan(graph, machines, ...)   == pipeline_plan --pipedream-graph FILE -n M ... --json
     hybrid_plan(profile, catalog, ...)    == hybrid_plan PROFILE --containers FILE ... --json
+    fit_model(command, model, data, ...)  == fit_model COMMAND --model MODEL ... --json
+    elastic_advisor("replay", ...)        == elastic_advisor replay ... --json
+    elastic_advisor("advise", records, ...) == elastic_advisor advise ... (one plan per record)
     simulate(traces, ...)                 == deadline_policy simulate ... --json
     compare(traces, ...)                  == deadline_policy compare ... --json
     decide(state)                         == deadline_policy decide STATE.json
@@ -15,7 +19,8 @@ and returns the result document it prints with --json (a dict):
 Availability traces are files (read_trace) or dicts whose "available" is a numpy array or a list.
 Invalid input raises InvalidInput (a ValueError with .field, the field's path), malformed text
 ParseError (a ValueError with .where). The planners release the GIL while they run. sweep()
-runs a grid of deadline-policy simulations on a Dask cluster (dnnplan.sweeps). docs/python.md.
+runs a grid of deadline-policy simulations on a Dask cluster, bamboo_sweep one of Bamboo's
+seeds x removal probabilities (dnnplan.sweeps). docs/python.md.
 """
 
 import json as _json
@@ -28,8 +33,8 @@ from ._dnnplan import Error, InvalidInput, ParseError, __version__
 
 __all__ = [
     "Error", "InvalidInput", "ParseError", "__version__",
-    "spot_provision", "vm_recommend", "resilience_plan", "pipeline_plan", "hybrid_plan",
-    "read_trace", "simulate", "compare", "decide", "sweep",
+    "spot_provision", "vm_recommend", "resilience_plan", "pipeline_plan", "hybrid_plan", "fit_model", "elastic_advisor",
+    "bamboo_simulate", "read_trace", "simulate", "compare", "decide", "sweep", "bamboo_sweep",
 ]
 
 
@@ -95,6 +100,36 @@ def resilience_plan(problem, base_dir=None):
     return _json.loads(_dnnplan.resilience_plan(_text(problem)))
 
 
+def bamboo_simulate(workload, *, trace=None, removal_probability=None, seeds=None, target_steps=None, duration_h=None):
+    """Bamboo's simulation of redundant computation, == `resilience_plan simulate ... --json`:
+    on a trace (Bamboo's CSV: a path or its text; returns the run's figures), or in Bamboo's
+    random mode at removal_probability over seeds=(first, last), inclusive (returns the means
+    with 95% intervals and every seed's run). workload: gpt2, bert, resnet, gnmt, vgg or alexnet;
+    Bamboo's defaults (12 h) unless target_steps or duration_h say otherwise."""
+    steps = None if target_steps is None else _integer("target_steps", target_steps)
+    hours = None if duration_h is None else float(duration_h)
+    if trace is not None:
+        if removal_probability is not None or seeds is not None:
+            raise _invalid("trace", str(trace), "a trace alone, without removal_probability or seeds")
+        return _json.loads(_dnnplan.bamboo_trace(_file_or_text(trace), str(workload), steps, hours))
+    if removal_probability is None or seeds is None:
+        raise _invalid("seeds", seeds, "a trace, or removal_probability and seeds=(first, last)")
+    first, last = _seed_range(seeds)
+    return _json.loads(_dnnplan.bamboo_seeds(str(workload), float(removal_probability), first, last, steps, hours))
+
+
+def _seed_range(seeds):
+    """(first, last) of seeds=(first, last), both integers >= 0."""
+    try:
+        first, last = seeds
+    except (TypeError, ValueError):
+        raise _invalid("seeds", seeds, "(first, last)") from None
+    first, last = _integer("seeds[0]", first), _integer("seeds[1]", last)
+    if first < 0:
+        raise _invalid("seeds[0]", first, "a seed >= 0")
+    return first, last
+
+
 def _file_or_text(value):
     """A path (a PathLike, or a one-line str naming a file) read as text; any other str as it is."""
     if isinstance(value, _os.PathLike) or (isinstance(value, str) and "\n" not in value and _os.path.isfile(value)):
@@ -129,9 +164,7 @@ def hybrid_plan(profile, catalog, profile_batch=128, max_workers=16, batch_sizes
     "samples-per-s", "samples-per-usd" or "usd-per-h" (which needs target_samples_per_s).
     Returns {"hybrid": result, "data_parallel": result} (the same with one stage)."""
     if objective not in _OBJECTIVES:
-        error = InvalidInput(f"invalid input: objective = {objective!r}: expected one of {', '.join(_OBJECTIVES)}")
-        error.field, error.value, error.expected = "objective", str(objective), ", ".join(_OBJECTIVES)
-        raise error
+        raise _invalid("objective", objective, "one of " + ", ".join(_OBJECTIVES))
     options = {"objective": _OBJECTIVES[objective]}
     if budget_usd_per_h is not None:
         options["budget_usd_per_h"] = budget_usd_per_h
@@ -139,12 +172,103 @@ def hybrid_plan(profile, catalog, profile_batch=128, max_workers=16, batch_sizes
         options["target_samples_per_s"] = target_samples_per_s
     catalog_text = _file_or_text(catalog) if isinstance(catalog, (str, _os.PathLike)) else _json.dumps(catalog)
     for field, value in (("max_workers", max_workers), *((f"batch_sizes[{i}]", b) for i, b in enumerate(batch_sizes))):
-        if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
-            error = InvalidInput(f"invalid input: {field} = {value!r}: expected an integer")
-            error.field, error.value, error.expected = field, repr(value), "an integer"
-            raise error
+        _integer(field, value)
     return _json.loads(_dnnplan.hybrid_plan(_file_or_text(profile), float(profile_batch), catalog_text, int(max_workers),
                                             [int(b) for b in batch_sizes], _json.dumps(options, default=_to_json_default)))
+
+
+def _invalid(field, value, expected):
+    error = InvalidInput(f"invalid input: {field} = {value!r}: expected {expected}")
+    error.field, error.value, error.expected = field, repr(value), expected
+    return error
+
+
+def _integer(field, value):
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
+        raise _invalid(field, value, "an integer")
+    return int(value)
+
+
+def _json_or_file(value):
+    """A dict (or list) dumped, a path read, any other str taken as JSON text."""
+    if isinstance(value, (dict, list)):
+        return _json.dumps(value, default=_to_json_default)
+    return _file_or_text(value)
+
+
+# fit_model's options by model and command, as the command line accepts them.
+_FIT_OPTIONS = {
+    ("sync-data-parallel", "fit"): {"gpus_per_node", "variant"},
+    ("sync-data-parallel", "predict"): {"gpus_per_node", "variant", "confidence", "params"},
+    ("sync-data-parallel", "fidelity"): {"gpus_per_node", "variant", "train_fraction", "seed"},
+    ("ps-async", "fit"): {"contention"},
+    ("ps-async", "predict"): {"confidence", "params"},
+    ("ps-async", "fidelity"): {"contention"},
+}
+
+
+def fit_model(command, model, data, params=None, *, gpus_per_node=None, variant=None, confidence=None, train_fraction=None,
+              seed=None, contention=None):
+    """Fits a performance model, predicts with it, or measures a fit's fidelity on held-out rows:
+    `fit_model COMMAND --model MODEL ... --json` (docs/fit.md). command: "fit", "predict" or
+    "fidelity"; model: "sync-data-parallel" (data: Pollux placements CSV, a path or its text) or
+    "ps-async" (data: a clusters document, a dict, its JSON text or a path). params (predict):
+    the document fit returned (a dict, its JSON text or a path). The options are the command
+    line's, with its defaults when None (gpus_per_node 9, variant "auto", confidence 0.95,
+    train_fraction 0.3, seed 1, contention "load"); one that does not apply to the command
+    raises InvalidInput, as the command line refuses it."""
+    given = {k: v for k, v in dict(gpus_per_node=gpus_per_node, variant=variant, confidence=confidence,
+                                   train_fraction=train_fraction, seed=seed, contention=contention, params=params).items()
+             if v is not None}
+    allowed = _FIT_OPTIONS.get((model, command))
+    if allowed is None:
+        if command not in ("fit", "predict", "fidelity"):
+            raise _invalid("command", command, "fit, predict or fidelity")
+        raise _invalid("model", model, "sync-data-parallel or ps-async")
+    for option in given:
+        if option not in allowed:
+            raise _invalid(option, given[option], f"nothing: it does not apply to {command} --model {model}")
+    if command == "predict" and params is None:
+        raise _invalid("params", None, "the fit's document (predict needs it)")
+    data_text = _json_or_file(data) if model == "ps-async" else _file_or_text(data)
+    params_text = "" if params is None else _json_or_file(params)
+    result = _dnnplan.fit_model(command, model, data_text, params_text, _integer("gpus_per_node", given.get("gpus_per_node", 9)),
+                                None if variant is None else str(variant), float(given.get("confidence", 0.95)),
+                                float(given.get("train_fraction", 0.3)), _integer("seed", given.get("seed", 1)),
+                                str(given.get("contention", "load")))
+    return _json.loads(result)
+
+
+def elastic_advisor(command, records=None, *, work_steps, measurements=None, deadline_s=None, trial_s=120.0, policy="model",
+                    max_ps=None, max_workers=None, worker_usd_per_h=None, ps_usd_per_h=None):
+    """The elastic advisor of a parameter-server job (docs/solvers/elastic_advisor.md).
+    "replay": the policy replayed on a measurement table (measurements: a dict, its JSON text or
+    a path, e.g. examples/data/elastic_icac19_v100.json), == `elastic_advisor replay --json`.
+    "advise": records, the runtime records (dicts or JSON texts, oldest first), each followed by
+    the plan the policy gives after it, == `elastic_advisor advise` (needs max_ps, max_workers,
+    worker_usd_per_h and ps_usd_per_h); returns the list of plans, one per record."""
+    if command == "replay":
+        if measurements is None:
+            raise _invalid("measurements", None, "a measurement table (a dict, its JSON text or a path)")
+        for option, value in (("records", records), ("max_ps", max_ps), ("max_workers", max_workers),
+                              ("worker_usd_per_h", worker_usd_per_h), ("ps_usd_per_h", ps_usd_per_h)):
+            if value is not None:
+                raise _invalid(option, value, "nothing: it does not apply to replay")
+        return _json.loads(_dnnplan.elastic_replay(_json_or_file(measurements), float(work_steps),
+                                                   None if deadline_s is None else float(deadline_s), float(trial_s), str(policy)))
+    if command != "advise":
+        raise _invalid("command", command, "replay or advise")
+    if measurements is not None:
+        raise _invalid("measurements", measurements, "nothing: it does not apply to advise")
+    for option, value in (("max_ps", max_ps), ("max_workers", max_workers), ("worker_usd_per_h", worker_usd_per_h),
+                          ("ps_usd_per_h", ps_usd_per_h)):
+        if value is None:
+            raise _invalid(option, None, "a value (advise needs it)")
+    texts = [r if isinstance(r, str) else _json.dumps(r, default=_to_json_default) for r in (records or [])]
+    plans = _dnnplan.elastic_advise(texts, float(work_steps), None if deadline_s is None else float(deadline_s),
+                                    _integer("max_ps", max_ps), _integer("max_workers", max_workers), float(worker_usd_per_h),
+                                    float(ps_usd_per_h), float(trial_s), str(policy))
+    return [_json.loads(p) for p in plans]
 
 
 def read_trace(path, polarity="available", name=None):
@@ -246,3 +370,10 @@ def sweep(*args, **kwargs):
     """A grid of simulations on a Dask cluster: dnnplan.sweeps.sweep (imports Dask only here)."""
     from .sweeps import sweep as _sweep
     return _sweep(*args, **kwargs)
+
+
+def bamboo_sweep(*args, **kwargs):
+    """Bamboo's random mode over workloads x removal probabilities x seeds on a Dask cluster:
+    dnnplan.sweeps.bamboo_sweep (imports Dask only here)."""
+    from .sweeps import bamboo_sweep as _bamboo_sweep
+    return _bamboo_sweep(*args, **kwargs)

@@ -75,4 +75,5 @@ class ParseError(ValueError):
     dnnplan_python::bind_resilience(m);
     dnnplan_python::bind_deadline(m);
     dnnplan_python::bind_partition(m);
+    dnnplan_python::bind_fit_and_elastic(m);
 }

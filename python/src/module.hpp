@@ -17,5 +17,6 @@ void bind_spot_and_vm(pybind11::module_& m);   // spot_provision, vm_recommend
 void bind_resilience(pybind11::module_& m);    // resilience_plan, instance traces
 void bind_deadline(pybind11::module_& m);      // the runtime deadline policy and its traces
 void bind_partition(pybind11::module_& m);     // pipeline_plan, hybrid_plan
+void bind_fit_and_elastic(pybind11::module_& m);  // fit_model, elastic_advisor replay and advise
 
 }  // namespace dnnplan_python

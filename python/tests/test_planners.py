@@ -116,3 +116,22 @@ def test_hybrid_plan_equals_the_command_line(cli):
                  "--objective", "samples-per-usd", "--json")
     assert without_times(ours) == without_times(theirs)
     assert ours["hybrid"]["plan"]["samples_per_usd"] >= ours["data_parallel"]["plan"]["samples_per_usd"]
+
+
+def test_bamboo_simulate_equals_the_command_line(cli):
+    ours = dnnplan.bamboo_simulate("gpt2", removal_probability=0.05, seeds=(1, 3), target_steps=5000)
+    assert ours == cli("resilience_plan", "simulate", "--removal-probability", 0.05, "--seeds", "1-3", "--workload", "gpt2",
+                       "--target-steps", 5000, "--json")
+    assert [r["seed"] for r in ours["per_seed"]] == [1, 2, 3]
+    trace = DATA / "p3-trace.csv"
+    on_trace = dnnplan.bamboo_simulate("bert", trace=trace, duration_h=2)
+    assert on_trace == cli("resilience_plan", "simulate", "--trace", trace, "--workload", "bert", "--duration-h", 2, "--json")
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.bamboo_simulate("gpt3", removal_probability=0.05, seeds=(1, 3))
+    assert caught.value.field == "workload"
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.bamboo_simulate("gpt2", removal_probability=1.5, seeds=(1, 3))
+    assert caught.value.field == "removal_probability"
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.bamboo_simulate("gpt2", removal_probability=0.5, seeds=(3, 1))
+    assert caught.value.field == "seeds[1]"

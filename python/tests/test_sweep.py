@@ -32,3 +32,24 @@ def test_sweep_on_a_local_cluster_equals_a_loop(tmp_path):
         table = list(csv.DictReader(f))
     assert len(table) == len(rows) == 20
     assert float(table[0]["cost_usd"]) == pytest.approx(rows[0]["cost_usd"])
+
+
+def test_bamboo_sweep_equals_the_runs_of_bamboo_simulate(tmp_path):
+    from distributed import Client, LocalCluster
+    out = tmp_path / "bamboo.csv"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+        rows = dnnplan.bamboo_sweep(["gpt2", "vgg"], [0.01, 0.1], (3, 8), target_steps=2000, chunk=4, client=client, csv=out,
+                                    progress=False)
+    expected = []
+    for workload in ["gpt2", "vgg"]:
+        for p in [0.01, 0.1]:
+            summary = dnnplan.bamboo_simulate(workload, removal_probability=p, seeds=(3, 8), target_steps=2000)
+            expected += [dict(workload=workload, removal_probability=p, reason="", **run) for run in summary["per_seed"]]
+    assert rows == expected  # chunks of 4 seeds (3-6, 7-8) give the runs of one range
+    assert [r["seed"] for r in rows[:6]] == list(range(3, 9))
+    with open(out, newline="", encoding="utf-8") as f:
+        table = list(csv.DictReader(f))
+    assert len(table) == 24 and list(table[0]) == sweeps.BAMBOO_COLUMNS
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.bamboo_sweep("gpt2", [0.1], (3, 8), target_steps=0, client=object())
+    assert caught.value.field == "target_steps"

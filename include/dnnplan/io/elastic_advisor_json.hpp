@@ -14,6 +14,11 @@
 //                        (null: unbounded), "time_s", "cost_usd"}], "trials", "model_fitted", "compute_s",
 //                        "ps_bandwidth_bytes_per_s", "required_bandwidth_bytes_per_s", "pinned",
 //                        "ps_utilisation", "ps_bottleneck"}
+// The lines `elastic_advisor advise` prints, one per record (advice_json, dlrover_plan_json):
+//   model:   {"policy": "model", "status", "ps", "workers", "action", "why", "predicted_cost_usd"
+//             (null while nothing is measured, and for a best-effort plan), "ps_bottleneck"}
+//   dlrover: {"policy": "dlrover", "groups": {TYPE: {"count", "cpu", "memory_mb"}},
+//             "nodes": {NAME: {"cpu", "memory_mb"}}}
 
 #include <dnnplan/io/core_json.hpp>
 #include <dnnplan/io/detail/json_core.hpp>
@@ -21,7 +26,10 @@
 #include <dnnplan/solve/elastic_advisor/replay.hpp>
 #include <dnnplan/solve/elastic_advisor/runtime_records.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <istream>
+#include <string>
 #include <string_view>
 #include <tuple>
 
@@ -121,5 +129,37 @@ namespace dnnplan {
 [[nodiscard]] inline measurement_table parse_measurement_table(std::string_view text) { return parse_json<measurement_table>(text); }
 /// One runtime record: one line of `elastic_advisor advise`'s input.
 [[nodiscard]] inline elastic_record parse_elastic_record(std::string_view text) { return parse_json<elastic_record>(text); }
+
+/// The model advisor's plan as `elastic_advisor advise` prints it: the plan to run (the best effort
+/// when no plan meets the deadline: result.plan_to_run()) with the result's status.
+[[nodiscard]] inline nlohmann::ordered_json advice_json(const elastic_result& r) {
+    const elastic_plan& plan = *r.plan_to_run();
+    nlohmann::ordered_json j;
+    j["policy"] = "model";
+    j["status"] = std::string(to_string(r.status));
+    j["ps"] = plan.ps;
+    j["workers"] = plan.workers;
+    j["action"] = std::string(to_string(plan.action));
+    j["why"] = plan.why;
+    // Null while nothing is measured (the objective is then the first trial's own cost), and for a
+    // best_effort plan (it has no objective value: it misses the deadline).
+    j["predicted_cost_usd"] = r.details.model_fitted && r.objective_value ? nlohmann::ordered_json(*r.objective_value) : nlohmann::ordered_json();
+    j["ps_bottleneck"] = r.details.ps_bottleneck;
+    return j;
+}
+
+/// DLRover's running-stage plan as `elastic_advisor advise --policy dlrover` prints it.
+[[nodiscard]] inline nlohmann::ordered_json dlrover_plan_json(const dlrover::resource_plan& plan) {
+    nlohmann::ordered_json groups = nlohmann::ordered_json::object();
+    for (const auto& [type, g] : plan.groups)
+        groups[std::string(to_string(type))] = {{"count", g.count}, {"cpu", g.resource.cpu}, {"memory_mb", g.resource.memory_mb}};
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::object();
+    for (const auto& [name, r] : plan.nodes) nodes[name] = {{"cpu", r.cpu}, {"memory_mb", r.memory_mb}};
+    nlohmann::ordered_json j;
+    j["policy"] = "dlrover";
+    j["groups"] = std::move(groups);
+    j["nodes"] = std::move(nodes);
+    return j;
+}
 
 }  // namespace dnnplan

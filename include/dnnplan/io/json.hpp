@@ -6,10 +6,12 @@
 // domain you read to compile less: io/spot_provision_json.hpp does not bring in the partitioners or the VM
 // recommender.
 
+#include <dnnplan/io/bamboo_run_json.hpp>
 #include <dnnplan/io/core_json.hpp>
 #include <dnnplan/io/deadline_policy_json.hpp>
 #include <dnnplan/io/elastic_advisor_json.hpp>
 #include <dnnplan/io/fit_json.hpp>
+#include <dnnplan/io/fit_report_json.hpp>
 #include <dnnplan/io/hybrid_plan_json.hpp>
 #include <dnnplan/io/pipeline_plan_json.hpp>
 #include <dnnplan/io/resilience_plan_json.hpp>

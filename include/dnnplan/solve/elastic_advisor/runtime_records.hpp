@@ -92,6 +92,17 @@ struct advise_setup {
     elastic_options options{};
 };
 
+/// The configurations 1..max_ps PS x 1..max_workers workers, PS-major (a job's grid). Throws
+/// invalid_input for a count below 1.
+[[nodiscard]] inline std::vector<ps_configuration> configuration_grid(std::int32_t max_ps, std::int32_t max_workers) {
+    detail::require_at_least("max_ps", max_ps, 1);
+    detail::require_at_least("max_workers", max_workers, 1);
+    std::vector<ps_configuration> out;
+    for (std::int32_t p = 1; p <= max_ps; ++p)
+        for (std::int32_t w = 1; w <= max_workers; ++w) out.push_back({p, w});
+    return out;
+}
+
 /// The model advisor on runtime records (the rules at the top of this header). Throws
 /// invalid_input for bad records or setup; records of a configuration the job does not list are an
 /// invalid_input naming "records[i]". Past the deadline the deadline left is <= 0: the advisor says
@@ -124,6 +135,26 @@ struct advise_setup {
         out.nodes.push_back({.type = n.type, .id = n.id, .name = std::string(to_string(n.type)) + "-" + std::to_string(n.id),
                              .config = {n.cpu_requested, n.memory_requested_mb}, .used = {n.cpu_used, n.memory_used_mb}});
     return out;
+}
+
+/// DLRover's limits for a job of up to max_ps PS and max_workers workers (its ResourceLimits):
+/// each node as large as the largest of its kind in the latest record (the CPU it requests; the
+/// memory of the largest node of any kind). Throws invalid_input when that record lists no nodes
+/// ("records[i].nodes": DLRover's rules read them) or a count is below 1.
+[[nodiscard]] inline dlrover::resource_limits dlrover_limits(const std::vector<elastic_record>& records, std::int32_t max_ps,
+                                                             std::int32_t max_workers) {
+    detail::require_at_least("max_ps", max_ps, 1);
+    detail::require_at_least("max_workers", max_workers, 1);
+    if (records.empty() || records.back().nodes.empty())
+        throw invalid_input(records.empty() ? std::string("records") : "records[" + std::to_string(records.size() - 1) + "].nodes", "[]",
+                            "the nodes' CPU and memory (DLRover's rules read them)");
+    double ps_cpu = 0.0, worker_cpu = 0.0, memory_mb = 0.0;
+    for (const node_usage& n : records.back().nodes) {
+        if (n.type == dlrover::node_type::ps) ps_cpu = std::max(ps_cpu, n.cpu_requested);
+        else worker_cpu = std::max(worker_cpu, n.cpu_requested);
+        memory_mb = std::max(memory_mb, n.memory_requested_mb);
+    }
+    return {.cpu = max_ps * ps_cpu + max_workers * worker_cpu, .memory_mb = (max_ps + max_workers) * memory_mb};
 }
 
 /// DLRover's running-stage plan (dlrover::running_plan: hot PS, else worker scaling with its stop
