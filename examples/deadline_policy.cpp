@@ -225,7 +225,9 @@ std::string ratio_svg(const dnnplan::deadline_comparison& c) {
 int compare(int argc, char** argv) {
     const run_arguments a = parse_run(argc, argv, true);
     const dnnplan::deadline_simulation r = read_simulation(a);
-    const dnnplan::deadline_comparison c = dnnplan::compare(r);
+    std::optional<stderr_progress> progress(std::in_place, "deadline_policy", "windows compared");  // on a terminal only
+    const dnnplan::deadline_comparison c = dnnplan::compare(r, progress->callback());
+    progress.reset();  // its line ends before the table
     if (a.svg) {
         std::ofstream out(*a.svg);
         out << ratio_svg(c);

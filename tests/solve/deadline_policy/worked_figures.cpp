@@ -9,12 +9,15 @@
 #include <dnnplan/io/spot_market_csv.hpp>
 #include <dnnplan/solve/deadline_policy/optimal.hpp>
 #include <dnnplan/runtime/policies.hpp>
+#include <dnnplan/solve/deadline_policy/solve.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -63,5 +66,24 @@ TEST_CASE("worked figures: greedy, Uniform Progress and the optimum on the share
         CHECK(u.cost_usd == Approx(r.uniform_progress).margin(1e-6));
         CHECK(best->outcome.cost_usd == Approx(r.optimal).margin(1e-6));
         CHECK((g.met && u.met && best->outcome.met));
+    }
+}
+
+TEST_CASE("compare reports its progress and gives the same figures on any number of threads", "[solve][deadline_policy][compare]") {
+    dnnplan::deadline_simulation r{.market = zone("us-east-2b"),
+                                   .job = {.work_s = 6 * 3600.0, .deadline_s = 8 * 3600.0, .changeover_s = 0.1 * 3600.0},
+                                   .start_ticks = {0, 2000, 4000, 6000, 8000, 10000, 12000}};
+    const dnnplan::deadline_comparison plain = dnnplan::compare(r);
+    for (const std::int32_t threads : {1, 3}) {
+        INFO(threads << " threads");
+        r.threads = threads;
+        std::vector<std::pair<std::int64_t, std::int64_t>> reports;
+        const dnnplan::deadline_comparison c = dnnplan::compare(r, [&](std::int64_t done, std::int64_t total) { reports.emplace_back(done, total); });
+        REQUIRE_FALSE(reports.empty());
+        CHECK(reports.back() == std::pair<std::int64_t, std::int64_t>{7, 7});  // once at the end, every window done
+        for (std::size_t i = 1; i < reports.size(); ++i) CHECK(reports[i].first > reports[i - 1].first);
+        if (threads == 1) CHECK(reports.size() == 7);  // after every window
+        REQUIRE(c.policies.size() == plain.policies.size());
+        for (std::size_t k = 0; k < c.policies.size(); ++k) CHECK(c.policies[k].ratios == plain.policies[k].ratios);
     }
 }

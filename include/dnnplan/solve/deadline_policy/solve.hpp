@@ -17,10 +17,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -164,14 +166,21 @@ inline void compare_window(const deadline_simulation& r, std::size_t w, std::vec
 /// percentile, nearest rank), the deadlines missed and the mean spot hours, over the windows where
 /// on-demand from the start meets the deadline (the others are counted, and left out). With
 /// request.threads > 1 the windows are shared among that many threads; the figures are the same.
-[[nodiscard]] inline deadline_comparison compare(const deadline_simulation& request) {
+/// progress(done, windows), when given, is called on this thread after each window it compares,
+/// with the windows done on every thread, and once more at the end with every window done.
+[[nodiscard]] inline deadline_comparison compare(const deadline_simulation& request, const std::function<void(std::int64_t, std::int64_t)>& progress) {
     request.validate();
     const std::size_t n = request.start_ticks.size();
     std::vector<std::array<deadline_outcome, 5>> runs(n);
     std::vector<char> feasible(n, 0);
     const std::size_t threads = std::min(static_cast<std::size_t>(request.threads), n);
+    std::atomic<std::int64_t> done{0};
     const auto work = [&](std::size_t first) {
-        for (std::size_t w = first; w < n; w += threads) detail::deadline::compare_window(request, w, runs, feasible);
+        for (std::size_t w = first; w < n; w += threads) {
+            detail::deadline::compare_window(request, w, runs, feasible);
+            const std::int64_t d = ++done;
+            if (first == 0 && progress && d < static_cast<std::int64_t>(n)) progress(d, static_cast<std::int64_t>(n));
+        }
     };
     std::exception_ptr failure;
     std::mutex failure_lock;
@@ -191,11 +200,15 @@ inline void compare_window(const deadline_simulation& r, std::size_t w, std::vec
         work(0);
     }
     if (failure) std::rethrow_exception(failure);
+    if (progress) progress(static_cast<std::int64_t>(n), static_cast<std::int64_t>(n));
     deadline_comparison out{.windows = static_cast<std::int64_t>(n)};
     for (const char f : feasible) out.infeasible_windows += f ? 0 : 1;
     for (std::size_t k = 0; k < compared_policies.size(); ++k) out.policies.push_back(detail::deadline::summarise_policy(k, runs, feasible));
     return out;
 }
+
+/// The same, without progress reports.
+[[nodiscard]] inline deadline_comparison compare(const deadline_simulation& request) { return compare(request, {}); }
 
 // ---- one decision, for a scheduler --------------------------------------------------------------
 
