@@ -108,6 +108,16 @@ void print_under_preemptions(const dnnplan::spot_request& request) {
                   << " s)\n";
     else
         std::cout << "no plan found with P >= 0.9 (" << robust.reason << ")\n";
+    r.preemption.on_demand_fallback = true;
+    const dnnplan::spot_resilience_result fallback = dnnplan::solve(r);
+    std::cout << "\nWith the runtime policy (on spot; the whole mix on-demand at the last moment it still meets the deadline, "
+              << "the deadline policy's safety net): ";
+    if (fallback.plan && fallback.details.expected_cost_usd)
+        std::cout << "the cheapest plan found: " << mix(*fallback.plan) << ", E[cost] " << money(*fallback.details.expected_cost_usd)
+                  << " USD (P = " << fixed(fallback.details.p_meet_deadline, 2) << ", planned for "
+                  << fixed(fallback.details.planned_deadline_s, 1) << " s)\n";
+    else
+        std::cout << "no plan found with P >= 0.9 (" << fallback.reason << ")\n";
 }
 
 int run(int argc, char** argv) {

@@ -10,13 +10,16 @@ function(expect_rejected file field)
     expect("${file}: stderr does not name ${field}" NOT at EQUAL -1)
 endfunction()
 
-# Bundled problem, readable table: the plan, the baseline, and the plan under preemptions (P and
-# the cheapest plan with P >= 0.9 on Bamboo's p3 trace).
+# Bundled problem, readable table: the plan, the baseline, the plan under preemptions (P and the
+# cheapest plan with P >= 0.9 on Bamboo's p3 trace) and with the runtime policy's on-demand
+# fallback (P = 1; tests/solve/spot_provision/preemptions.cpp checks the fallback's arithmetic).
 run()
 expect("bundled problem: exit code ${code}" code EQUAL 0)
 expect_printed("bundled problem" "Plan: optimal" "p2.xlarge" "g3.8xlarge" "Sliding-window baseline" "Saving over the baseline"
                "Under preemptions (every type lost and replaced as in Bamboo's p3 spot trace" "the plan finishes by the deadline with P = 0.38"
-               "the cheapest plan found with P >= 0.9: 2 x p2.xlarge, 5 x g3.8xlarge, E[cost] 3.3743 USD")
+               "the cheapest plan found with P >= 0.9: 2 x p2.xlarge, 5 x g3.8xlarge, E[cost] 3.3743 USD"
+               "With the runtime policy (on spot; the whole mix on-demand at the last moment it still meets the deadline"
+               "the cheapest plan found: 2 x p2.xlarge, 5 x g3.8xlarge, E[cost] 3.3813 USD (P = 1.00")
 
 # ./scripts/plan's problem (examples/data/resnet110_loss075.json): the exact search beats the
 # sliding window, whose windows of types sorted by speed cannot hold the cheap g4dn.4xlarge without

@@ -16,7 +16,15 @@
 // smallest that met, for a cheaper plan that still meets q; max_tightenings runs after the first
 // in all. The cheapest plan met with P >= q is the answer (status feasible with estimated figures:
 // the search over D' is a heuristic and the probabilities are estimates); none: no_plan_found, with
-// the plan of highest probability as best_effort. docs/solvers/spot_provision.md, "Preemptions".
+// the plan of highest probability as best_effort. With on_demand_fallback the planned deadlines are
+// scanned instead (fallback_scan_ratio). docs/solvers/spot_provision.md, "Preemptions".
+//
+// With on_demand_fallback the runs follow the runtime deadline policy's safety net (runtime/
+// policies.hpp): on spot while the planned mix, requested on-demand now and ready after the
+// ready time, would still finish the iterations left by the deadline; at the last such moment
+// (f(x) = x + ready + (I - done(x)) / r_od reaching D, r_od the planned mix's speed) the spot
+// instances are released and the mix runs on-demand. Releasing them then is conservative: they
+// could train on until the on-demand ones are ready.
 
 #include <dnnplan/core/detail/format.hpp>
 #include <dnnplan/preemption/sampling.hpp>
@@ -43,6 +51,10 @@ struct spot_preemption_options {
     std::int32_t samples = 200;          ///< realisations (seeds 1..samples; a trace: start times over it)
     std::int64_t instance_ready_ms = 0;  ///< an added worker trains after it (it is billed from its addition)
     std::int32_t max_tightenings = 12;   ///< planner runs after the first
+    /// Run on spot and move the whole mix to on-demand at the last moment the on-demand mix still
+    /// meets the deadline (the runtime deadline policy's safety net): a plan then meets the
+    /// deadline in every run where its mix, on-demand and ready from the start, does.
+    bool on_demand_fallback = false;
 
     void validate(std::string_view path = "preemption") const {
         const std::string p = detail::field_prefix(path);
@@ -93,15 +105,16 @@ struct outcome {
     double cost_usd = 0.0;
 };
 
-/// One realisation of a mix: the live workers' iterations accumulated over time until `iterations`.
-template <asynchronous_throughput_model Throughput>
-[[nodiscard]] outcome simulate_mix(const Throughput& throughput, const std::vector<std::int32_t>& counts,
-                                   const std::vector<double>& usd_per_h, double fixed_usd_per_h,
-                                   const std::vector<const preemption_process_variant*>& processes, double iterations,
-                                   std::int64_t horizon_ms, std::int64_t deadline_ms, std::int64_t ready_ms, std::int32_t k,
-                                   std::int32_t samples) {
-    // Changes: (time, type, billed +-1, working +-1).
-    std::vector<std::tuple<std::int64_t, std::size_t, int, int>> changes;
+/// A change of one type's instances: (time, type, billed +-1, working +-1).
+using mix_change = std::tuple<std::int64_t, std::size_t, int, int>;
+
+/// The changes of a mix's billed and working instances over realisation k of the processes (an
+/// added instance works once ready_ms have passed), in time order.
+[[nodiscard]] inline std::vector<mix_change> mix_changes(const std::vector<std::int32_t>& counts,
+                                                         const std::vector<const preemption_process_variant*>& processes,
+                                                         std::int64_t horizon_ms, std::int64_t deadline_ms, std::int64_t ready_ms,
+                                                         std::int32_t k, std::int32_t samples) {
+    std::vector<mix_change> changes;
     for (std::size_t j = 0; j < counts.size(); ++j) {
         if (counts[j] == 0) continue;
         instance_trace events;
@@ -128,51 +141,84 @@ template <asynchronous_throughput_model Throughput>
                     changes.emplace_back(e.time_ms, j, 0, -1);
                 } else {  // lost before it was ready: it never worked. One "ready" change goes,
                           // not every identical one: its twins added at the same time still work.
-                    const auto ready = std::find(changes.begin(), changes.end(),
-                                                 std::tuple<std::int64_t, std::size_t, int, int>{at + ready_ms, j, 0, 1});
-                    changes.erase(ready);
+                    changes.erase(std::find(changes.begin(), changes.end(), mix_change{at + ready_ms, j, 0, 1}));
                 }
             }
         }
     }
     std::sort(changes.begin(), changes.end());
+    return changes;
+}
+
+/// The on-demand fallback (spot_preemption_options::on_demand_fallback): the whole planned mix
+/// on-demand, ready ready_s after it is requested.
+struct on_demand_fallback_terms {
+    double iterations_per_s = 0.0;  ///< the planned mix's, none lost (eq. (2) of spotDNN)
+    double usd_per_h = 0.0;         ///< the mix's on-demand price
+    double deadline_s = 0.0;
+    double ready_s = 0.0;
+};
+
+/// The last moment from now_s at which the on-demand mix still meets the deadline while spot runs
+/// at `rate` (done iterations done): f(x) = x + ready + (I - done(x)) / r_od reaches D, f rising
+/// at 1 - rate / r_od. A microsecond before it, so that rounding cannot carry the finish past the
+/// deadline; now_s when even that is past; +inf when f does not rise (spot as fast as on-demand).
+[[nodiscard]] inline double fallback_time_s(const on_demand_fallback_terms& f, double now_s, double done, double rate, double iterations) {
+    const double slack_s = (f.deadline_s - 1e-6) - (now_s + f.ready_s + (iterations - done) / f.iterations_per_s);
+    if (slack_s <= 0.0) return now_s;
+    if (!(rate < f.iterations_per_s)) return std::numeric_limits<double>::infinity();
+    return now_s + slack_s / (1.0 - rate / f.iterations_per_s);
+}
+
+/// One realisation of a mix: the live workers' iterations accumulated over time until
+/// `iterations`; with a fallback, the spot instances are released at fallback_time_s and the
+/// on-demand mix finishes the work once ready (the header comment).
+template <asynchronous_throughput_model Throughput>
+[[nodiscard]] outcome simulate_mix(const Throughput& throughput, const std::vector<std::int32_t>& counts,
+                                   const std::vector<double>& usd_per_h, double fixed_usd_per_h,
+                                   const std::vector<const preemption_process_variant*>& processes, double iterations,
+                                   std::int64_t horizon_ms, std::int64_t deadline_ms, std::int64_t ready_ms, std::int32_t k,
+                                   std::int32_t samples, const std::optional<on_demand_fallback_terms>& fallback = std::nullopt) {
+    const std::vector<mix_change> changes = mix_changes(counts, processes, horizon_ms, deadline_ms, ready_ms, k, samples);
     std::vector<std::int32_t> billed(counts.size(), 0), working(counts.size(), 0);
-    double done = 0.0, usd = 0.0;
-    std::int64_t now = 0;
-    const auto advance = [&](double until_s) -> std::optional<double> {  // the time the work completes, if before until_s
+    double done = 0.0, usd = 0.0, now_s = 0.0;
+    const auto advance = [&](double until_s) -> std::optional<outcome> {  // the outcome, when the work ends before until_s
         const double rate = asp_aggregate(throughput, std::span<const std::int32_t>(working)).iterations_per_s;
         double price = fixed_usd_per_h;
         for (std::size_t j = 0; j < counts.size(); ++j) price += static_cast<double>(billed[j]) * usd_per_h[j];
-        const double from_s = static_cast<double>(now) / 1000.0;
-        if (rate > 0.0 && std::isfinite(rate) && done + rate * (until_s - from_s) >= iterations) {
-            const double end_s = from_s + (iterations - done) / rate;
-            usd += price * (end_s - from_s) / 3600.0;
-            return end_s;
+        const double switch_s = fallback ? fallback_time_s(*fallback, now_s, done, rate, iterations) : std::numeric_limits<double>::infinity();
+        const double stop_s = std::min(until_s, switch_s);
+        if (rate > 0.0 && std::isfinite(rate) && done + rate * (stop_s - now_s) >= iterations) {
+            const double end_s = now_s + (iterations - done) / rate;
+            return outcome{end_s, usd + price * (end_s - now_s) / 3600.0};
         }
-        if (std::isfinite(until_s)) {
-            done += rate > 0.0 && std::isfinite(rate) ? rate * (until_s - from_s) : 0.0;
-            usd += price * (until_s - from_s) / 3600.0;
+        if (std::isfinite(stop_s)) {
+            done += rate > 0.0 && std::isfinite(rate) ? rate * (stop_s - now_s) : 0.0;
+            usd += price * (stop_s - now_s) / 3600.0;
         }
+        if (fallback && std::isfinite(switch_s) && switch_s <= until_s) {  // on-demand from switch_s: ready after ready_s, then the work left
+            const double end_s = switch_s + fallback->ready_s + (iterations - done) / fallback->iterations_per_s;
+            return outcome{end_s, usd + fallback->usd_per_h * (end_s - switch_s) / 3600.0};
+        }
+        now_s = until_s;
         return std::nullopt;
     };
     for (const auto& [t, j, db, dw] : changes) {
-        if (t > now) {
-            if (const auto end = advance(static_cast<double>(t) / 1000.0)) return {*end, usd};
-            now = t;
-        }
+        if (const double t_s = static_cast<double>(t) / 1000.0; t_s > now_s)
+            if (const auto end = advance(t_s)) return *end;
         billed[j] += db;
         working[j] += dw;
     }
     const auto end = advance(std::numeric_limits<double>::infinity());
-    if (end && *end <= static_cast<double>(horizon_ms) / 1000.0) return {*end, usd};
+    if (end && end->time_s <= static_cast<double>(horizon_ms) / 1000.0) return *end;
     return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
 }
-
 
 /// The processes and prices of the planner's types (its type j is catalog type setup.catalog_index[j]).
 struct mix_market {
     std::vector<const preemption_process_variant*> processes{};  ///< none: never preempted
     std::vector<double> usd_per_h{};
+    std::vector<double> on_demand_usd_per_h{};  ///< the fallback's prices
     double fixed_usd_per_h = 0.0;
 };
 
@@ -183,6 +229,7 @@ struct mix_market {
         const auto it = request.preemption.per_type.find(catalog.instances[i].name);
         m.processes.push_back(it == request.preemption.per_type.end() ? nullptr : &it->second);
         m.usd_per_h.push_back(setup.provisioner.cost.type_usd_per_h(m.processes.size() - 1));
+        m.on_demand_usd_per_h.push_back(catalog.instances[i].on_demand_usd_per_h);
     }
     m.fixed_usd_per_h = setup.provisioner.cost.fixed_usd_per_h();
     return m;
@@ -204,11 +251,20 @@ struct simulated_plan {
     const std::int64_t horizon_ms = 3 * deadline_ms;
     std::vector<std::int32_t> counts;
     for (const std::size_t i : setup.catalog_index) counts.push_back(plan.counts[i].count);
+    std::optional<on_demand_fallback_terms> fallback;
+    if (pre.on_demand_fallback) {
+        fallback.emplace(on_demand_fallback_terms{
+            .iterations_per_s = asp_aggregate(setup.provisioner.throughput, std::span<const std::int32_t>(counts)).iterations_per_s,
+            .usd_per_h = market.fixed_usd_per_h,
+            .deadline_s = deadline_s,
+            .ready_s = static_cast<double>(pre.instance_ready_ms) / 1000.0});
+        for (std::size_t j = 0; j < counts.size(); ++j) fallback->usd_per_h += static_cast<double>(counts[j]) * market.on_demand_usd_per_h[j];
+    }
     std::vector<double> times, costs;
     for (std::int32_t k = 0; k < pre.samples; ++k) {
         const auto o = simulate_mix(setup.provisioner.throughput, counts, market.usd_per_h, market.fixed_usd_per_h, market.processes,
                                     plan.prediction.normalized_iterations, horizon_ms, deadline_ms, pre.instance_ready_ms, k,
-                                    pre.samples);
+                                    pre.samples, fallback);
         times.push_back(o.time_s);
         costs.push_back(o.cost_usd);
     }
@@ -254,6 +310,12 @@ private:
     double met_at_ = 0.0, missed_at_ = 0.0;  // the last (smallest) planned deadline that met q, the last (largest) that missed
     bool any_met_ = false, any_missed_ = false;
 };
+
+/// With the on-demand fallback a plan's probability does not guide the search (every mix that
+/// meets the deadline without losses meets it in every run) and its expected cost need not fall
+/// as its planned deadline grows (a tight plan moves to on-demand often): the planned deadlines
+/// are scanned from the goal's down by this ratio, and the cheapest plan in expectation wins.
+inline constexpr double fallback_scan_ratio = 0.975;
 
 /// The result from the best plan that met q, else the plan of highest probability as best_effort.
 inline void conclude(spot_resilience_result& result, std::optional<std::pair<spot_plan, simulated_plan>> best,
@@ -316,7 +378,8 @@ inline void conclude(spot_resilience_result& result, std::optional<std::pair<spo
         const spot_resilience_details& d = sim.details;
         const bool met = d.p_meet_deadline >= pre.probability;
         best_probability = std::max(best_probability, d.p_meet_deadline);
-        const auto next = deadlines.next(planned.problem.goals.deadline_s, met, sim.sorted_times, pre.probability);
+        const auto next = pre.on_demand_fallback ? std::optional<double>(planned.problem.goals.deadline_s * ds::fallback_scan_ratio)
+                                                 : deadlines.next(planned.problem.goals.deadline_s, met, sim.sorted_times, pre.probability);
         if (met && d.expected_cost_usd && (!best || *d.expected_cost_usd < *best->second.details.expected_cost_usd))
             best.emplace(*r.plan, std::move(sim));
         else if (!likeliest || d.p_meet_deadline > likeliest->second.details.p_meet_deadline)
