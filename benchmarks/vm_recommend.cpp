@@ -3,12 +3,14 @@
 // optimal (relative_gap 1e-9), with a deadline job: (a) a seeded synthetic catalog (1-8 GPUs per
 // instance, 10 GPU speeds, spot at 25-45% of on-demand, quota 8, at most 16 instances), and
 // (b) thirty real EC2 GPU instance types (ec2_rows below: approximate us-east-1 on-demand prices,
-// assumed spot fractions, approximate relative GPU speeds), quota 8, at most 16 instances. Their Pareto
-// frontiers are not timed here (tens of seconds on (a); docs/performance.md). The exhaustive
-// oracle cannot enumerate 30 types (about 10^20 configurations), so (c) a 6-type cut of the
-// synthetic catalog (quota 3, at most 8 instances: 82,664 offer configurations) is timed with
-// both methods for the ratio, frontier included. Counters carry the search work and the answer;
-// docs/performance.md ("VM recommender") quotes one run of this binary.
+// assumed spot fractions, approximate relative GPU speeds), quota 8, at most 16 instances. Their
+// exact Pareto frontiers: the frontier by replica counts (solve/vm_recommend/replica_frontier.hpp,
+// what solve() runs) against the branch and bound's frontier search that came before it (one
+// iteration each: 10-70 s). The exhaustive oracle cannot enumerate 30 types (about 10^20
+// configurations), so (c) a 6-type cut of the synthetic catalog (quota 3, at most 8 instances:
+// 82,664 offer configurations) is timed with every method for the ratio, frontier included.
+// Counters carry the search work and the answer; docs/performance.md ("VM recommender") quotes
+// runs of this binary.
 
 #include <dnnplan/solve/vm_recommend/solve.hpp>
 
@@ -125,12 +127,37 @@ void run(benchmark::State& state, std::size_t types, std::int32_t quota, std::in
     if (pareto) state.counters["frontier"] = static_cast<double>(result.details.frontier.size());
 }
 
+/// The exact Pareto frontier of a case by one search, called directly on the offer space that
+/// solve() builds: the frontier by replica counts, or the branch and bound's frontier search.
+void frontier(benchmark::State& state, std::size_t types, std::int32_t quota, std::int32_t max_instances, bool ec2,
+              bool branch_and_bound) {
+    const bench_case c = make_case(types, quota, max_instances, dnnplan::objective_kind::min_cost, ec2);
+    const dnnplan::detail::vm_space space = dnnplan::detail::make_vm_space(c.problem, dnnplan::catalog_offer_cost(c.problem.catalog));
+    const dnnplan::search_budget budget{.max_nodes = 0, .max_evaluations = 0, .max_time_s = 0.0};
+    dnnplan::detail::vm_search_outcome out;
+    for (auto _ : state) {
+        out = branch_and_bound ? dnnplan::detail::vm_branch_and_bound<dnnplan::sync_cluster_throughput>(c.model, space, true, budget, 1e-9).run()
+                               : dnnplan::detail::vm_replica_frontier(c.model, space, budget).run();
+        benchmark::DoNotOptimize(out);
+    }
+    state.SetLabel(out.limit == dnnplan::search_limit::none ? "exact" : "stopped");
+    state.counters["nodes"] = static_cast<double>(out.counters.nodes);
+    state.counters["evaluations"] = static_cast<double>(out.counters.evaluations);
+    state.counters["frontier"] = static_cast<double>(out.frontier.points().size());
+}
+
 void catalog30_branch_and_bound(benchmark::State& s) { run(s, 30, 8, 16, dnnplan::search_method::exact, false); }
 void ec2_30_branch_and_bound(benchmark::State& s) { run(s, 30, 8, 16, dnnplan::search_method::exact, false, true); }
 void cut6_branch_and_bound(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::search_method::exact, false); }
 void cut6_exhaustive(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::search_method::exhaustive, false); }
-void cut6_pareto_branch_and_bound(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::search_method::exact, true); }
+void cut6_pareto_exact(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::search_method::exact, true); }
 void cut6_pareto_exhaustive(benchmark::State& s) { run(s, 6, 3, 8, dnnplan::search_method::exhaustive, true); }
+void cut6_frontier_by_replicas(benchmark::State& s) { frontier(s, 6, 3, 8, false, false); }
+void cut6_frontier_branch_and_bound(benchmark::State& s) { frontier(s, 6, 3, 8, false, true); }
+void catalog30_frontier_by_replicas(benchmark::State& s) { frontier(s, 30, 8, 16, false, false); }
+void catalog30_frontier_branch_and_bound(benchmark::State& s) { frontier(s, 30, 8, 16, false, true); }
+void ec2_30_frontier_by_replicas(benchmark::State& s) { frontier(s, 30, 8, 16, true, false); }
+void ec2_30_frontier_branch_and_bound(benchmark::State& s) { frontier(s, 30, 8, 16, true, true); }
 
 }  // namespace
 
@@ -138,5 +165,11 @@ BENCHMARK(catalog30_branch_and_bound)->DenseRange(0, 2)->Unit(benchmark::kMillis
 BENCHMARK(ec2_30_branch_and_bound)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(cut6_branch_and_bound)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(cut6_exhaustive)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
-BENCHMARK(cut6_pareto_branch_and_bound)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(cut6_pareto_exact)->Arg(0)->Unit(benchmark::kMillisecond);
 BENCHMARK(cut6_pareto_exhaustive)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(cut6_frontier_by_replicas)->Unit(benchmark::kMillisecond);
+BENCHMARK(cut6_frontier_branch_and_bound)->Unit(benchmark::kMillisecond);
+BENCHMARK(catalog30_frontier_by_replicas)->Unit(benchmark::kMillisecond);
+BENCHMARK(catalog30_frontier_branch_and_bound)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(ec2_30_frontier_by_replicas)->Unit(benchmark::kMillisecond);
+BENCHMARK(ec2_30_frontier_branch_and_bound)->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -109,6 +109,7 @@
 #include <dnnplan/solve/vm_recommend/exhaustive.hpp>
 #include <dnnplan/solve/vm_recommend/offer_space.hpp>
 #include <dnnplan/solve/vm_recommend/problem.hpp>
+#include <dnnplan/solve/vm_recommend/replica_frontier.hpp>
 #include <dnnplan/solve/vm_recommend/request.hpp>
 #include <dnnplan/solve/vm_recommend/solve.hpp>
 

@@ -119,7 +119,9 @@ struct random_case {
     dnnplan::sync_cluster_throughput model;
 };
 
-random_case random_problem(std::mt19937_64& rng, int max_types = 4) {
+/// `equal_batches`: the synchronous model with batch_policy::equal always (the frontier by replica
+/// counts' domain; the same draws otherwise).
+random_case random_problem(std::mt19937_64& rng, int max_types = 4, bool equal_batches = false) {
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     std::uniform_int_distribution<int> types_d(1, max_types), quota_d(0, 3), gpus_d(1, 4);
     vm_problem p;
@@ -142,7 +144,7 @@ random_case random_problem(std::mt19937_64& rng, int max_types = 4) {
         spec.ring = dnnplan::ring_allreduce{.parameter_bytes = 1e8 * (0.5 + unit(rng)),
                                             .intra_node_bytes_per_s = 5e9, .inter_node_bytes_per_s = 1e9 * (0.5 + unit(rng)),
                                             .latency_s = 0.001};
-    spec.policy = unit(rng) < 0.5 ? dnnplan::batch_policy::equal : dnnplan::batch_policy::balanced;
+    spec.policy = unit(rng) < 0.5 || equal_batches ? dnnplan::batch_policy::equal : dnnplan::batch_policy::balanced;
     spec.basis = unit(rng) < 0.5 ? dnnplan::batch_basis::per_replica : dnnplan::batch_basis::global;
     spec.batch = spec.basis == dnnplan::batch_basis::per_replica ? 16.0 + 48.0 * unit(rng) : 64.0 + 512.0 * unit(rng);
     spec.accumulation_steps = unit(rng) < 0.2 ? 1 : 0;
@@ -549,6 +551,70 @@ TEST_CASE("the Pareto frontier equals the oracle's non-dominated set", "[solve][
         non_trivial += front.size() >= 3 ? 1 : 0;
     }
     CHECK(non_trivial >= 50);
+}
+
+TEST_CASE("the frontier by replica counts equals the branch and bound's frontier on random problems (5-12 types)",
+          "[solve][vm][oracle][pareto]") {
+    // solve() reads the frontier of the synchronous model with equal batches off the table of
+    // solve/vm_recommend/replica_frontier.hpp; here both searches run on the same offer space.
+    namespace d = dnnplan::detail;
+    const dnnplan::search_budget none{.max_nodes = 0, .max_evaluations = 0, .max_time_s = 0.0};
+    std::mt19937_64 rng(77);
+    int non_trivial = 0, global_batch = 0, distinct_cap = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        auto rc = random_problem(rng, 12, true);
+        auto& most = rc.problem.constraints.max_instances;
+        most = most == 0 ? 10 : std::min(most, 10);
+        INFO("trial " << trial);
+        const d::vm_space s = d::make_vm_space(rc.problem, dnnplan::catalog_offer_cost(rc.problem.catalog));
+        d::vm_replica_frontier table(rc.model, s, none);
+        REQUIRE(table.fits());
+        const d::vm_search_outcome by_replicas = table.run();
+        const d::vm_search_outcome bb = d::vm_branch_and_bound<dnnplan::sync_cluster_throughput>(rc.model, s, true, none, 1e-9).run();
+        CHECK(by_replicas.limit == dnnplan::search_limit::none);
+        const auto& a = by_replicas.frontier.points();
+        const auto& b = bb.frontier.points();
+        REQUIRE(a.size() == b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            CHECK(close(a[i].first, b[i].first));
+            CHECK(close(a[i].second, b[i].second));
+        }
+        non_trivial += a.size() >= 3 ? 1 : 0;
+        global_batch += rc.model.spec().basis == dnnplan::batch_basis::global ? 1 : 0;
+        distinct_cap += rc.problem.constraints.max_distinct_types > 0 ? 1 : 0;
+    }
+    CHECK(non_trivial >= 20);
+    CHECK(global_batch >= 10);  // the type order may change with the replica count
+    CHECK(distinct_cap >= 5);
+}
+
+TEST_CASE("the frontier by replica counts: a budget stops it with real points, a table past the node budget is not built",
+          "[solve][vm][budget][pareto]") {
+    std::mt19937_64 rng(12);
+    auto rc = random_problem(rng, 4, true);
+    for (int trial = 0; trial < 200; ++trial) {  // one whose frontier has at least 3 points
+        if (recommend(rc.model, rc.problem, with(search_method::exact, true)).details.frontier.size() >= 3) break;
+        rc = random_problem(rng, 4, true);
+    }
+    const auto full = recommend(rc.model, rc.problem, with(search_method::exact, true));
+    REQUIRE(full.details.frontier.size() >= 3);
+    auto o = with(search_method::exact, true);
+    o.budget = {.max_nodes = 0, .max_evaluations = 2, .max_time_s = 0.0};
+    const auto cut = recommend(rc.model, rc.problem, o);
+    CHECK(cut.details.frontier_status == solve_status::feasible);
+    CHECK(cut.details.frontier_limit == dnnplan::search_limit::evaluations);
+    CHECK(cut.details.frontier.size() <= 2);
+    for (const auto& c : cut.details.frontier) {  // each a configuration with the model's own figures
+        std::vector<std::int32_t> counts(rc.problem.catalog.instances.size(), 0);
+        for (const auto& x : c.offers) counts[*rc.problem.catalog.find(x.type)] += x.count;
+        CHECK(close(c.figures.samples_per_s, rc.model.samples_per_s(std::span<const std::int32_t>(counts))));
+    }
+    namespace d = dnnplan::detail;
+    const d::vm_space s = d::make_vm_space(rc.problem, dnnplan::catalog_offer_cost(rc.problem.catalog));
+    CHECK_FALSE(d::vm_replica_frontier(rc.model, s, {.max_nodes = 1, .max_evaluations = 0, .max_time_s = 0.0}).fits());
+    o.budget = {.max_nodes = 1, .max_evaluations = 0, .max_time_s = 0.0};  // the branch and bound, stopped at once
+    const auto small = recommend(rc.model, rc.problem, o);
+    CHECK(small.details.frontier_limit == dnnplan::search_limit::nodes);
 }
 
 TEST_CASE("budgets: a limit stops the search with a valid bound on the optimum", "[solve][vm][budget]") {

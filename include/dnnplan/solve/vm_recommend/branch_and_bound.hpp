@@ -1,8 +1,9 @@
 #pragma once
 // The VM recommender's exact search (Srifty: Luo et al., MLSys 2022) over the offer space of
 // solve/vm_recommend/offer_space.hpp: a branch and bound over counts per type with the bounds
-// B0-B10 proved in docs/solvers/vm_recommend.md, and vm_run, which picks it or the exhaustive
-// oracle (solve/vm_recommend/exhaustive.hpp) for a model.
+// B0-B10 proved in docs/solvers/vm_recommend.md, and vm_run, which picks it, the frontier by
+// replica counts (solve/vm_recommend/replica_frontier.hpp) or the exhaustive oracle
+// (solve/vm_recommend/exhaustive.hpp) for a model and a search.
 //
 // Offer dominance (B1): the model sees counts per type only, so moving an instance of type k
 // from one price kind to the other keeps r and every space constraint; all objectives and the
@@ -16,9 +17,11 @@
 #include <dnnplan/search/search_core.hpp>
 #include <dnnplan/solve/vm_recommend/exhaustive.hpp>
 #include <dnnplan/solve/vm_recommend/offer_space.hpp>
+#include <dnnplan/solve/vm_recommend/replica_frontier.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -402,9 +405,18 @@ private:
     std::vector<double> slab_rate_;   // B10's rates in staircase_dominates
 };
 
+/// The search for a model and a method: the exact frontier of the synchronous model with equal
+/// batches by replica counts (solve/vm_recommend/replica_frontier.hpp) when its table fits, the
+/// branch and bound for any other exact search of a model with a linear bound, else the oracle.
 template <cluster_throughput_model M>
 [[nodiscard]] vm_search_outcome vm_run(const M& model, const vm_space& s, bool pareto, const search_budget& budget,
                                        double relative_gap, search_method method) {
+    if constexpr (std::same_as<M, sync_cluster_throughput>) {
+        if (pareto && method == search_method::exact && vm_replica_frontier_applies(model)) {
+            vm_replica_frontier frontier(model, s, budget);
+            if (frontier.fits()) return frontier.run();
+        }
+    }
     if constexpr (linearly_bounded_throughput_model<M>) {
         if (method == search_method::exact) return vm_branch_and_bound<M>(model, s, pareto, budget, relative_gap).run();
     }
