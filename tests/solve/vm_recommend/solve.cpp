@@ -609,12 +609,27 @@ TEST_CASE("the frontier by replica counts: a budget stops it with real points, a
         for (const auto& x : c.offers) counts[*rc.problem.catalog.find(x.type)] += x.count;
         CHECK(close(c.figures.samples_per_s, rc.model.samples_per_s(std::span<const std::int32_t>(counts))));
     }
+    // vm_run reads the frontier off the table when it fits the node budget, else runs the branch
+    // and bound: the counters say which ran.
     namespace d = dnnplan::detail;
     const d::vm_space s = d::make_vm_space(rc.problem, dnnplan::catalog_offer_cost(rc.problem.catalog));
-    CHECK_FALSE(d::vm_replica_frontier(rc.model, s, {.max_nodes = 1, .max_evaluations = 0, .max_time_s = 0.0}).fits());
-    o.budget = {.max_nodes = 1, .max_evaluations = 0, .max_time_s = 0.0};  // the branch and bound, stopped at once
-    const auto small = recommend(rc.model, rc.problem, o);
-    CHECK(small.details.frontier_limit == dnnplan::search_limit::nodes);
+    const dnnplan::search_budget none{.max_nodes = 0, .max_evaluations = 0, .max_time_s = 0.0};
+    const auto table = d::vm_replica_frontier(rc.model, s, none).run();
+    const auto by_run = d::vm_run(rc.model, s, true, none, 1e-9, search_method::exact);
+    CHECK(by_run.counters.nodes == table.counters.nodes);
+    CHECK(by_run.counters.evaluations == table.counters.evaluations);
+    const auto cells = table.counters.nodes;
+    for (const std::int64_t budget : {cells, cells + 1}) {  // the budget is spent when the nodes reach it
+        INFO("node budget " << budget << ", table " << cells);
+        const dnnplan::search_budget b{.max_nodes = budget, .max_evaluations = 0, .max_time_s = 0.0};
+        CHECK(d::vm_replica_frontier(rc.model, s, b).fits() == (budget > cells));
+        const auto ran = d::vm_run(rc.model, s, true, b, 1e-9, search_method::exact);
+        const auto bb = d::vm_branch_and_bound<dnnplan::sync_cluster_throughput>(rc.model, s, true, b, 1e-9).run();
+        const auto& expected = budget > cells ? table : bb;
+        CHECK(ran.counters.nodes == expected.counters.nodes);
+        CHECK(ran.counters.evaluations == expected.counters.evaluations);
+        CHECK(ran.frontier.points().size() == expected.frontier.points().size());
+    }
 }
 
 TEST_CASE("budgets: a limit stops the search with a valid bound on the optimum", "[solve][vm][budget]") {

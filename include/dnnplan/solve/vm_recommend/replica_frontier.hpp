@@ -54,14 +54,16 @@ template <class M>
 /// The exact frontier of the offer space for sync_cluster_throughput with equal batches. Counters:
 /// nodes = table cells filled, evaluations = candidates evaluated by the model. A budget stops it
 /// between table rows or candidates: the frontier of the candidates evaluated so far (real,
-/// feasible configurations), with the limit. Memory: O(types x cells) with cells = (distinct
-/// types tracked + 1) (max_instances + 1) (most replicas + 1); fits() says whether that is within
-/// max_cells per type, max_table in all and the node budget (vm_run runs the branch and bound
-/// otherwise, which can stop anywhere in its tree).
+/// feasible configurations), with the limit. One table per group of replica counts with the same
+/// type order, each of cells = (distinct types tracked + 1) (max_instances + 1) (its most
+/// replicas + 1) per type; fits() says whether one table is within max_cells per type and
+/// max_table in all, and every table together within max_work and below the node budget (vm_run
+/// runs the branch and bound otherwise, which can stop anywhere in its tree).
 class vm_replica_frontier {
 public:
-    static constexpr std::int64_t max_cells = std::int64_t{1} << 22;  // ~130 MB of working rows
-    static constexpr std::int64_t max_table = std::int64_t{1} << 25;  // 128 MB of choices
+    static constexpr double max_cells = 4194304.0;    // 2^22 cells of a type: ~130 MB of working rows
+    static constexpr double max_table = 33554432.0;   // 2^25 choices of a table: 128 MB
+    static constexpr double max_work = 268435456.0;   // 2^28 cells over every table: about a second
 
     vm_replica_frontier(const sync_cluster_throughput& model, const vm_space& space, const search_budget& budget)
         : model_(model), s_(space), guard_(budget), max_nodes_(budget.max_nodes) {
@@ -71,24 +73,24 @@ public:
         const auto types = static_cast<std::int64_t>(usable_.size());
         d_tracked_ = s_.max_distinct < types;
         d_dim_ = d_tracked_ ? s_.max_distinct + 1 : 1;
-        k_max_ = most_replicas();
-        k_max_int_ = fits() ? static_cast<std::int64_t>(k_max_) : 0;
+        const double k_max = most_replicas();
+        too_large_ = cells_of(k_max) > max_cells || cells_of(k_max) * static_cast<double>(usable_.size()) > max_table;
+        if (!too_large_) groups_ = orders_by_replicas(static_cast<std::int64_t>(k_max));
+        for (const auto& group : groups_) work_cells_ += cells_of(static_cast<double>(group.second.back())) * static_cast<double>(usable_.size());
         counts_.assign(s_.k_count, 0);
         offer_counts_.assign(2 * s_.k_count, 0);
     }
 
-    /// Whether the table is within max_cells per type, max_table in all and the node budget (in
-    /// doubles: quotas and GPU counts are int32, their products need not fit an int64).
+    /// Whether every table is within the limits above and below the node budget (in doubles:
+    /// quotas and GPU counts are int32, their products need not fit an int64). The budget counts
+    /// as spent when the nodes reach it, so the tables must stay strictly below it.
     [[nodiscard]] bool fits() const noexcept {
-        const double cells = static_cast<double>(d_dim_) * (static_cast<double>(n_max_) + 1.0) * (k_max_ + 1.0);
-        const double table = cells * static_cast<double>(usable_.size());
-        return cells <= static_cast<double>(max_cells) && table <= static_cast<double>(max_table) &&
-               (max_nodes_ == 0 || table <= static_cast<double>(max_nodes_));
+        return !too_large_ && work_cells_ <= max_work && (max_nodes_ == 0 || work_cells_ < static_cast<double>(max_nodes_));
     }
 
     [[nodiscard]] vm_search_outcome run() {
-        if (!usable_.empty() && n_max_ > 0 && fits()) {
-            for (const auto& [order, replicas] : orders_by_replicas()) {
+        if (fits()) {
+            for (const auto& [order, replicas] : groups_) {
                 run_order(order, replicas);
                 if (guard_.stopped()) break;
             }
@@ -126,12 +128,24 @@ private:
         return spec.types[t].compute.at(micro_batch / k);
     }
 
+    // The cells of one type's table up to k_lim replicas.
+    [[nodiscard]] double cells_of(double k_lim) const noexcept {
+        return static_cast<double>(d_dim_) * (static_cast<double>(n_max_) + 1.0) * (k_lim + 1.0);
+    }
+
     // The usable types ordered by compute time at each K in [1, k_max] (index on a tie), the K with
-    // the same order grouped (one group when the batch is per replica).
-    [[nodiscard]] std::vector<std::pair<std::vector<std::size_t>, std::vector<std::int64_t>>> orders_by_replicas() const {
+    // the same order grouped: one group when the batch is per replica (m, hence the order, is the
+    // same at every K); with a global batch up to 1 + T (T - 1) / 2 groups (affine times cross
+    // at most once a pair).
+    [[nodiscard]] std::vector<std::pair<std::vector<std::size_t>, std::vector<std::int64_t>>> orders_by_replicas(std::int64_t k_max) const {
         std::vector<std::pair<std::vector<std::size_t>, std::vector<std::int64_t>>> groups;
         std::vector<double> time(s_.k_count, 0.0);
-        for (std::int64_t k = 1; k <= k_max_int_; ++k) {
+        const bool one_order = model_.spec().basis != batch_basis::global;
+        for (std::int64_t k = 1; k <= k_max; ++k) {
+            if (one_order && !groups.empty()) {
+                groups.front().second.push_back(k);
+                continue;
+            }
             for (const std::size_t t : usable_) time[t] = compute_time(t, k);
             std::vector<std::size_t> order = usable_;
             std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return time[a] < time[b]; });
@@ -253,9 +267,10 @@ private:
     budget_guard guard_;
     std::int64_t max_nodes_ = 0;  // the node budget (0: none)
     std::vector<std::size_t> usable_;
-    std::int64_t n_max_ = 0, k_max_int_ = 0, k_lim_ = 0, d_dim_ = 1;
-    double k_max_ = 0.0;
-    bool d_tracked_ = false;
+    std::int64_t n_max_ = 0, k_lim_ = 0, d_dim_ = 1;
+    std::vector<std::pair<std::vector<std::size_t>, std::vector<std::int64_t>>> groups_;  // (type order, its replica counts)
+    double work_cells_ = 0.0;  // the cells of every table
+    bool too_large_ = false, d_tracked_ = false;
     std::vector<std::int32_t> choice_, counts_, offer_counts_;
     vm_search_outcome out_;
 };
