@@ -107,15 +107,17 @@ def bamboo_simulate(workload, *, trace=None, removal_probability=None, seeds=Non
     with 95% intervals and every seed's run). workload: gpt2, bert, resnet, gnmt, vgg or alexnet;
     Bamboo's defaults (12 h) unless target_steps or duration_h say otherwise."""
     steps = None if target_steps is None else _integer("target_steps", target_steps)
-    hours = None if duration_h is None else float(duration_h)
+    hours = _optional_number("duration_h", duration_h)
     if trace is not None:
         if removal_probability is not None or seeds is not None:
-            raise _invalid("trace", str(trace), "a trace alone, without removal_probability or seeds")
+            raise _invalid("trace", trace, "a trace alone, without removal_probability or seeds")
         return _json.loads(_dnnplan.bamboo_trace(_file_or_text(trace), str(workload), steps, hours))
-    if removal_probability is None or seeds is None:
-        raise _invalid("seeds", seeds, "a trace, or removal_probability and seeds=(first, last)")
+    for field, value in (("removal_probability", removal_probability), ("seeds", seeds)):
+        if value is None:
+            raise _invalid(field, value, "a value (or a trace): removal_probability and seeds=(first, last) go together")
     first, last = _seed_range(seeds)
-    return _json.loads(_dnnplan.bamboo_seeds(str(workload), float(removal_probability), first, last, steps, hours))
+    return _json.loads(_dnnplan.bamboo_seeds(str(workload), _number("removal_probability", removal_probability), first, last,
+                                             steps, hours))
 
 
 def _seed_range(seeds):
@@ -124,10 +126,7 @@ def _seed_range(seeds):
         first, last = seeds
     except (TypeError, ValueError):
         raise _invalid("seeds", seeds, "(first, last)") from None
-    first, last = _integer("seeds[0]", first), _integer("seeds[1]", last)
-    if first < 0:
-        raise _invalid("seeds[0]", first, "a seed >= 0")
-    return first, last
+    return _integer("seeds[0]", first, least=0), _integer("seeds[1]", last, least=0)
 
 
 def _file_or_text(value):
@@ -178,15 +177,30 @@ def hybrid_plan(profile, catalog, profile_batch=128, max_workers=16, batch_sizes
 
 
 def _invalid(field, value, expected):
-    error = InvalidInput(f"invalid input: {field} = {value!r}: expected {expected}")
-    error.field, error.value, error.expected = field, repr(value), expected
+    """InvalidInput as the library raises it: .value the value as text (str), as C++ gives it."""
+    error = InvalidInput(f"invalid input: {field} = {value}: expected {expected}")
+    error.field, error.value, error.expected = field, str(value), expected
     return error
 
 
-def _integer(field, value):
+def _integer(field, value, least=None):
+    """value as an int (a numpy integer too; not a bool or a float), at least `least` when given."""
     if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
-        raise _invalid(field, value, "an integer")
+        raise _invalid(field, value, "an integer" if least is None else f"an integer >= {least}")
+    if least is not None and value < least:
+        raise _invalid(field, value, f"an integer >= {least}")
     return int(value)
+
+
+def _number(field, value):
+    """value as a float (an int or a numpy number too; not a bool or a string)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, _np.integer, _np.floating)):
+        raise _invalid(field, value, "a number")
+    return float(value)
+
+
+def _optional_number(field, value):
+    return None if value is None else _number(field, value)
 
 
 def _json_or_file(value):
@@ -233,9 +247,9 @@ def fit_model(command, model, data, params=None, *, gpus_per_node=None, variant=
     data_text = _json_or_file(data) if model == "ps-async" else _file_or_text(data)
     params_text = "" if params is None else _json_or_file(params)
     result = _dnnplan.fit_model(command, model, data_text, params_text, _integer("gpus_per_node", given.get("gpus_per_node", 9)),
-                                None if variant is None else str(variant), float(given.get("confidence", 0.95)),
-                                float(given.get("train_fraction", 0.3)), _integer("seed", given.get("seed", 1)),
-                                str(given.get("contention", "load")))
+                                None if variant is None else str(variant), _number("confidence", given.get("confidence", 0.95)),
+                                _number("train_fraction", given.get("train_fraction", 0.3)),
+                                _integer("seed", given.get("seed", 1), least=0), str(given.get("contention", "load")))
     return _json.loads(result)
 
 
@@ -254,8 +268,8 @@ def elastic_advisor(command, records=None, *, work_steps, measurements=None, dea
                               ("worker_usd_per_h", worker_usd_per_h), ("ps_usd_per_h", ps_usd_per_h)):
             if value is not None:
                 raise _invalid(option, value, "nothing: it does not apply to replay")
-        return _json.loads(_dnnplan.elastic_replay(_json_or_file(measurements), float(work_steps),
-                                                   None if deadline_s is None else float(deadline_s), float(trial_s), str(policy)))
+        return _json.loads(_dnnplan.elastic_replay(_json_or_file(measurements), _number("work_steps", work_steps),
+                                                   _optional_number("deadline_s", deadline_s), _number("trial_s", trial_s), str(policy)))
     if command != "advise":
         raise _invalid("command", command, "replay or advise")
     if measurements is not None:
@@ -265,9 +279,10 @@ def elastic_advisor(command, records=None, *, work_steps, measurements=None, dea
         if value is None:
             raise _invalid(option, None, "a value (advise needs it)")
     texts = [r if isinstance(r, str) else _json.dumps(r, default=_to_json_default) for r in (records or [])]
-    plans = _dnnplan.elastic_advise(texts, float(work_steps), None if deadline_s is None else float(deadline_s),
-                                    _integer("max_ps", max_ps), _integer("max_workers", max_workers), float(worker_usd_per_h),
-                                    float(ps_usd_per_h), float(trial_s), str(policy))
+    plans = _dnnplan.elastic_advise(texts, _number("work_steps", work_steps), _optional_number("deadline_s", deadline_s),
+                                    _integer("max_ps", max_ps), _integer("max_workers", max_workers),
+                                    _number("worker_usd_per_h", worker_usd_per_h), _number("ps_usd_per_h", ps_usd_per_h),
+                                    _number("trial_s", trial_s), str(policy))
     return [_json.loads(p) for p in plans]
 
 

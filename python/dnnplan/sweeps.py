@@ -147,17 +147,18 @@ def bamboo_sweep(workloads, removal_probabilities, seeds, *, target_steps=None, 
     import dnnplan
     first, last = dnnplan._seed_range(seeds)
     steps = None if target_steps is None else dnnplan._integer("target_steps", target_steps)
-    hours = None if duration_h is None else float(duration_h)
+    hours = dnnplan._optional_number("duration_h", duration_h)
     names = [workloads] if isinstance(workloads, str) else list(workloads)
+    probabilities = [dnnplan._number(f"removal_probabilities[{i}]", p) for i, p in enumerate(removal_probabilities)]
     size = max(1, int(chunk))
-    for workload, p in _itertools.product(names, removal_probabilities):
-        dnnplan._dnnplan.bamboo_check(str(workload), float(p), first, last, steps, hours)  # InvalidInput before any task
+    for workload, p in _itertools.product(names, probabilities):
+        dnnplan._dnnplan.bamboo_check(str(workload), p, first, last, steps, hours)  # InvalidInput before any task
     c, close = _client(client, address, workers)
     try:
         tasks = {}
-        for g, (workload, p) in enumerate(_itertools.product(names, removal_probabilities)):
+        for g, (workload, p) in enumerate(_itertools.product(names, probabilities)):
             for k, a in enumerate(range(first, last + 1, size)):
-                tasks[(g, k)] = (_run_bamboo, str(workload), float(p), a, min(a + size - 1, last), steps, hours)
+                tasks[(g, k)] = (_run_bamboo, str(workload), p, a, min(a + size - 1, last), steps, hours)
         results = _gather(c, tasks, progress)
     finally:
         close()

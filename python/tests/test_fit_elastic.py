@@ -60,6 +60,12 @@ def test_fit_model_refuses_what_the_command_line_refuses():
     with pytest.raises(dnnplan.InvalidInput) as caught:
         dnnplan.fit_model("predict", "sync-data-parallel", train)
     assert caught.value.field == "params"
+    with pytest.raises(dnnplan.InvalidInput) as caught:  # checked in Python, before the C++ types
+        dnnplan.fit_model("fidelity", "sync-data-parallel", train, seed=-1)
+    assert caught.value.field == "seed" and caught.value.value == "-1"
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.fit_model("predict", "sync-data-parallel", train, fit, confidence="high")
+    assert caught.value.field == "confidence" and caught.value.value == "high"
     with pytest.raises(dnnplan.ParseError) as caught:
         dnnplan.fit_model("fit", "sync-data-parallel", (POLLUX / "truncated.csv").read_text())
     assert caught.value.where.startswith("line")

@@ -38,8 +38,9 @@ def test_bamboo_sweep_equals_the_runs_of_bamboo_simulate(tmp_path):
     from distributed import Client, LocalCluster
     out = tmp_path / "bamboo.csv"
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
-        rows = dnnplan.bamboo_sweep(["gpt2", "vgg"], [0.01, 0.1], (3, 8), target_steps=2000, chunk=4, client=client, csv=out,
-                                    progress=False)
+        # the probabilities as a generator: read once, for the checks and the tasks
+        rows = dnnplan.bamboo_sweep(["gpt2", "vgg"], (p for p in [0.01, 0.1]), (3, 8), target_steps=2000, chunk=4, client=client,
+                                    csv=out, progress=False)
     expected = []
     for workload in ["gpt2", "vgg"]:
         for p in [0.01, 0.1]:

@@ -11,10 +11,9 @@
 // FIGURE: the names of bamboo_figures, in their order; null: no completed run (mean), fewer than
 // two (interval).
 
+#include <dnnplan/io/detail/json_core.hpp>
 #include <dnnplan/preemption/bamboo_seeds.hpp>
 #include <dnnplan/preemption/bamboo_simulator.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -26,8 +26,6 @@
 #include <dnnplan/solve/elastic_advisor/replay.hpp>
 #include <dnnplan/solve/elastic_advisor/runtime_records.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <istream>
 #include <string>
 #include <string_view>

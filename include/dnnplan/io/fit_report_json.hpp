@@ -19,7 +19,7 @@
 #include <dnnplan/fit/sync_data_parallel.hpp>
 #include <dnnplan/io/fit_json.hpp>
 
-#include <nlohmann/json.hpp>
+#include <dnnplan/io/detail/json_core.hpp>
 
 #include <cmath>
 #include <cstddef>
