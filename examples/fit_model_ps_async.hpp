@@ -23,11 +23,14 @@
 #include <dnnplan/io/fit_json.hpp>
 #include <dnnplan/io/fit_report_json.hpp>
 
+#include "cli_support.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -131,7 +134,9 @@ inline void print_predictions(const dnnplan::ps_async_fit_result& r, const dnnpl
 /// fit()). Prints each prediction and the median / p90 / max APE.
 inline void print_leave_one_out(const dnnplan::ps_cluster_set& clusters, dnnplan::ps_contention_model contention,
                                 bool json, std::ostream& out) {
-    const dnnplan::ps_leave_one_out_result r = dnnplan::ps_leave_one_out(clusters, {.contention_model = contention});
+    std::optional<stderr_progress> progress(std::in_place, "fit_model", "clusters left out");  // on a terminal only
+    const dnnplan::ps_leave_one_out_result r = dnnplan::ps_leave_one_out(clusters, {.contention_model = contention}, progress->callback());
+    progress.reset();  // its line ends before the output
     if (json) {
         out << dnnplan::ps_leave_one_out_json(r, contention).dump(2) << '\n';
         return;

@@ -1,5 +1,6 @@
 // Tests of fit/ps_async.hpp: the spotDNN asynchronous PS model (Shang et al., IWQoS 2023,
 // eqs. (6)-(9)) fitted to cluster speeds.
+#include <dnnplan/fit/fidelity.hpp>
 #include <dnnplan/fit/ps_async.hpp>
 #include <dnnplan/io/fit_json.hpp>
 
@@ -8,9 +9,11 @@
 #include "../support/checks.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace dnnplan;
@@ -69,6 +72,23 @@ TEST_CASE("ps-async fit recovers the parameters of noise-free data", "[fit][ps_a
     const std::vector<std::int32_t> mixed{1, 2, 1};
     CHECK(predict_ps_async(fit, mixed).value == Approx(predict_ps_async(t, mixed).value).epsilon(1e-3));
     for (std::size_t k = 0; k < 3; ++k) CHECK(fit.compute_s[k] == Approx(t.compute_s[k]).epsilon(0.02));
+}
+
+TEST_CASE("ps-async leave-one-out on noise-free data: each cluster predicted by the others, with progress", "[fit][ps_async]") {
+    const auto t = truth();
+    const auto samples = synthetic(t, 0.0, 1);
+    std::vector<std::pair<std::int64_t, std::int64_t>> reports;
+    const auto r = ps_leave_one_out(t.types, samples, spotdnn_form,
+                                    [&](std::int64_t done, std::int64_t total) { reports.emplace_back(done, total); });
+    REQUIRE(r.observed.size() == samples.size());
+    for (std::size_t i = 0; i < samples.size(); ++i) CHECK(r.observed[i] == samples[i].iterations_per_s);
+    CHECK(r.max_ape_ratio < 1e-2);  // the model holds exactly: each left-out cluster is predicted
+    CHECK(r.quality.samples == static_cast<std::int64_t>(samples.size()));
+    REQUIRE(reports.size() == samples.size());  // after every fit, on this thread
+    for (std::size_t i = 0; i < reports.size(); ++i)
+        CHECK(reports[i] == std::pair<std::int64_t, std::int64_t>{static_cast<std::int64_t>(i) + 1, static_cast<std::int64_t>(samples.size())});
+    const auto quiet = ps_leave_one_out(t.types, samples, spotdnn_form);
+    CHECK(quiet.predicted == r.predicted);
 }
 
 TEST_CASE("ps-async fit with noise: close parameters, intervals cover at the nominal rate", "[fit][ps_async]") {

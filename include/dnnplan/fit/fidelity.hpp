@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <span>
@@ -105,11 +106,16 @@ struct ps_leave_one_out_result {
     double max_ape_ratio = 0.0;
 };
 
+/// A caller's progress callback: (done, total), on the calling thread; empty: none.
+using fit_progress = std::function<void(std::int64_t, std::int64_t)>;
+
 /// Leave-one-cluster-out: cluster i predicted by fit_ps_async on every other cluster (same types
-/// and options). Throws invalid_input as fit_ps_async does (too few clusters left, ...).
+/// and options). progress, when given, hears (clusters done, clusters) after each fit. Throws
+/// invalid_input as fit_ps_async does (too few clusters left, ...).
 [[nodiscard]] inline ps_leave_one_out_result ps_leave_one_out(const std::vector<ps_async_worker_type>& types,
                                                               std::span<const ps_cluster_sample> samples,
-                                                              const ps_async_fit_options& options = {}) {
+                                                              const ps_async_fit_options& options = {},
+                                                              const fit_progress& progress = {}) {
     ps_leave_one_out_result out;
     for (std::size_t i = 0; i < samples.size(); ++i) {
         std::vector<ps_cluster_sample> train;
@@ -119,6 +125,7 @@ struct ps_leave_one_out_result {
         const ps_async_fit_result f = fit_ps_async(types, train, options);
         out.observed.push_back(samples[i].iterations_per_s);
         out.predicted.push_back(predict_ps_async(f, samples[i].counts, samples[i].parameter_servers).value);
+        if (progress) progress(static_cast<std::int64_t>(i + 1), static_cast<std::int64_t>(samples.size()));
     }
     out.quality = assess_fit(out.observed, out.predicted, "samples");
     for (std::size_t i = 0; i < out.observed.size(); ++i)
@@ -128,10 +135,11 @@ struct ps_leave_one_out_result {
 
 /// ps_leave_one_out on a clusters file (its types, samples and parameter_bytes).
 [[nodiscard]] inline ps_leave_one_out_result ps_leave_one_out(const ps_cluster_set& clusters,
-                                                              const ps_async_fit_options& options = {}) {
+                                                              const ps_async_fit_options& options = {},
+                                                              const fit_progress& progress = {}) {
     const auto types = clusters.worker_types();
     const auto samples = clusters.fit_samples(types);
-    return ps_leave_one_out(types, samples, clusters.fit_options(options));
+    return ps_leave_one_out(types, samples, clusters.fit_options(options), progress);
 }
 
 }  // namespace dnnplan
