@@ -69,9 +69,6 @@ dnnplan::bamboo_workload workload_named(std::string_view flag, std::string_view 
     }
 }
 
-/// A number, or null for none.
-nlohmann::ordered_json optional_number(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }
-
 // ---- simulate ------------------------------------------------------------------------------------
 
 void print_run(const dnnplan::bamboo_run& r) {
@@ -140,7 +137,9 @@ int simulate(int argc, char** argv) {
         throw command_line_error{"--removal-probability " + format(*removal) + ": expected a probability in [0, 1]"};
     const auto [first, last] = seed_range(*seeds);
     const dnnplan::bamboo_random_options random{.capacity = options.workload.random_capacity, .removal_probability = *removal};
-    const dnnplan::bamboo_seed_summary summary = dnnplan::simulate_bamboo_seeds(random, first, last, options);
+    std::optional<stderr_progress> progress(std::in_place, "resilience_plan", "seeds simulated");  // on a terminal only
+    const dnnplan::bamboo_seed_summary summary = dnnplan::simulate_bamboo_seeds(random, first, last, options, 0.95, progress->callback());
+    progress.reset();  // its line ends before the output
     if (json) {
         std::cout << dnnplan::bamboo_seeds_json(summary, options.workload.name, *removal, first, last).dump(2) << '\n';
         return 0;
@@ -187,17 +186,7 @@ int checkpoint(int argc, char** argv) {
         throw command_line_error{flag_name + " " + e.value() + ": expected " + e.expected()};
     }
     if (json) {
-        nlohmann::ordered_json out;
-        out["status"] = std::string(to_string(r.status));
-        out["reason"] = r.reason;
-        out["note"] = r.details.note;
-        out["expected_h"] = r.plan && std::isfinite(r.plan->expected_h) ? nlohmann::ordered_json(r.plan->expected_h) : nlohmann::ordered_json();
-        out["p_meet_deadline"] = r.plan ? nlohmann::ordered_json(r.plan->p_meet_deadline) : nlohmann::ordered_json();
-        out["p_error_bound"] = r.plan ? nlohmann::ordered_json(r.plan->p_error_bound) : nlohmann::ordered_json();
-        out["segments"] = r.plan ? nlohmann::ordered_json(r.plan->segments) : nlohmann::ordered_json();
-        out["young_interval_h"] = optional_number(r.details.young_interval_h);
-        out["daly_interval_h"] = optional_number(r.details.daly_interval_h);
-        std::cout << out.dump(2) << '\n';
+        std::cout << dnnplan::checkpoint_json(r).dump(2) << '\n';
         return 0;
     }
     if (!r.plan) {

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace dnnplan;
 
@@ -265,6 +267,11 @@ TEST_CASE("random mode over seeds: every seed's run, the means and the intervals
     CHECK(*p.upper - 28.0 == Approx(t * std::sqrt(3.0) / std::sqrt(3.0)).epsilon(1e-12));
     CHECK(28.0 - *p.lower == Approx(*p.upper - 28.0).epsilon(1e-12));
     CHECK(*s.figure("steps").mean == Approx((33761.0 + 38388.0 + 36381.0) / 3.0).epsilon(1e-15));
+    std::vector<std::pair<std::int64_t, std::int64_t>> reports;  // after each run
+    const bamboo_seed_summary heard = simulate_bamboo_seeds(random, 1, 3, o, 0.95, [&](std::int64_t d, std::int64_t n) { reports.emplace_back(d, n); });
+    CHECK(reports == std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 3}, {2, 3}, {3, 3}});
+    REQUIRE(heard.runs.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) CHECK((heard.runs[i].steps == s.runs[i].steps && heard.runs[i].preemptions == s.runs[i].preemptions));
     const bamboo_seed_summary one = simulate_bamboo_seeds(random, 7, 7, o);
     CHECK(one.figure("value").mean);
     CHECK_FALSE(one.figure("value").lower);  // one run: no interval

@@ -26,12 +26,18 @@
 //                        [resilience_candidate], "best_probability", "simulations"}
 // A trace is written inline; the resilience_plan example reads {"trace_csv": FILE} in a problem
 // file and puts the trace it reads there (the library opens no files).
+// checkpoint_result (what `resilience_plan checkpoint --json` prints; written only):
+//                        {"status", "reason", "note", "expected_h" (null: none, or beyond a double),
+//                        "p_meet_deadline", "p_error_bound", "segments" (null without a plan),
+//                        "young_interval_h", "daly_interval_h" (null: no preemptions)}
 
 #include <dnnplan/io/core_json.hpp>
 #include <dnnplan/io/detail/json_core.hpp>
+#include <dnnplan/solve/resilience_plan/checkpoint.hpp>
 #include <dnnplan/solve/resilience_plan/problem.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <istream>
 #include <optional>
@@ -246,5 +252,22 @@ namespace dnnplan {
     return parse_json<resilience_request>(text);
 }
 [[nodiscard]] inline resilience_result parse_resilience_result(std::string_view text) { return parse_json<resilience_result>(text); }
+
+/// Checkpoint-restart at one interval (solve(checkpoint_request)), as `resilience_plan checkpoint
+/// --json` prints it (the layout at the top of this header).
+[[nodiscard]] inline nlohmann::ordered_json checkpoint_json(const checkpoint_result& r) {
+    const auto number_or_null = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
+    nlohmann::ordered_json out;
+    out["status"] = std::string(to_string(r.status));
+    out["reason"] = r.reason;
+    out["note"] = r.details.note;
+    out["expected_h"] = r.plan && std::isfinite(r.plan->expected_h) ? nlohmann::ordered_json(r.plan->expected_h) : nlohmann::ordered_json();
+    out["p_meet_deadline"] = r.plan ? nlohmann::ordered_json(r.plan->p_meet_deadline) : nlohmann::ordered_json();
+    out["p_error_bound"] = r.plan ? nlohmann::ordered_json(r.plan->p_error_bound) : nlohmann::ordered_json();
+    out["segments"] = r.plan ? nlohmann::ordered_json(r.plan->segments) : nlohmann::ordered_json();
+    out["young_interval_h"] = number_or_null(r.details.young_interval_h);
+    out["daly_interval_h"] = number_or_null(r.details.daly_interval_h);
+    return out;
+}
 
 }  // namespace dnnplan

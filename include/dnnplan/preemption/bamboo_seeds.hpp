@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,12 +65,13 @@ struct bamboo_seed_summary {
 /// The most seeds one call runs (each is a whole simulation; 2,000 take about 0.1 s).
 inline constexpr std::uint64_t max_bamboo_seeds = 10'000'000;
 
-/// Bamboo's random mode for seeds first_seed..last_seed (inclusive). Throws invalid_input for bad
-/// options or "last_seed" (before first_seed, or more than max_bamboo_seeds seeds) or
-/// "confidence" (in (0, 1)).
+/// Bamboo's random mode for seeds first_seed..last_seed (inclusive). progress(done, seeds), when
+/// given, is called after each run (on this thread). Throws invalid_input for bad options or
+/// "last_seed" (before first_seed, or more than max_bamboo_seeds seeds) or "confidence" (in (0, 1)).
 [[nodiscard]] inline bamboo_seed_summary simulate_bamboo_seeds(const bamboo_random_options& random, std::uint64_t first_seed,
                                                                std::uint64_t last_seed, const bamboo_options& options = {},
-                                                               double confidence = 0.95) {
+                                                               double confidence = 0.95,
+                                                               const std::function<void(std::int64_t, std::int64_t)>& progress = {}) {
     if (last_seed < first_seed)
         throw invalid_input("last_seed", std::to_string(last_seed), "a seed >= first_seed (" + std::to_string(first_seed) + ")");
     if (last_seed - first_seed >= max_bamboo_seeds)
@@ -80,9 +82,11 @@ inline constexpr std::uint64_t max_bamboo_seeds = 10'000'000;
     options.validate();
     bamboo_seed_summary out{.first_seed = first_seed, .last_seed = last_seed, .confidence = confidence};
     out.runs.reserve(static_cast<std::size_t>(last_seed - first_seed + 1));
+    const auto seeds = static_cast<std::int64_t>(last_seed - first_seed + 1);
     for (std::uint64_t seed = first_seed;; ++seed) {
         out.runs.push_back(simulate_bamboo(random, seed, options));
         if (out.runs.back().status == bamboo_status::completed) ++out.completed;
+        if (progress) progress(static_cast<std::int64_t>(out.runs.size()), seeds);
         if (seed == last_seed) break;
     }
     if (out.completed == 0) return out;
