@@ -7,6 +7,7 @@ and returns the result document it prints with --json (a dict):
     vm_recommend(problem, pareto=False)    == vm_recommend PROBLEM --json [--pareto]
     resilience_plan(problem, base_dir=...) == resilience_plan plan PROBLEM --json
     bamboo_simulate(workload, ...)        == resilience_plan simulate ... --json
+    checkpoint_restart(work_h=..., ...)   == resilience_plan checkpoint ... --json
     pipeline_plan(graph, machines, ...)   == pipeline_plan --pipedream-graph FILE -n M ... --json
     hybrid_plan(profile, catalog, ...)    == hybrid_plan PROFILE --containers FILE ... --json
     fit_model(command, model, data, ...)  == fit_model COMMAND --model MODEL ... --json
@@ -34,7 +35,7 @@ from ._dnnplan import Error, InvalidInput, ParseError, __version__
 __all__ = [
     "Error", "InvalidInput", "ParseError", "__version__",
     "spot_provision", "vm_recommend", "resilience_plan", "pipeline_plan", "hybrid_plan", "fit_model", "elastic_advisor",
-    "bamboo_simulate", "read_trace", "simulate", "compare", "decide", "sweep", "bamboo_sweep",
+    "bamboo_simulate", "checkpoint_restart", "read_trace", "simulate", "compare", "decide", "sweep", "bamboo_sweep",
 ]
 
 
@@ -118,6 +119,17 @@ def bamboo_simulate(workload, *, trace=None, removal_probability=None, seeds=Non
     first, last = _seed_range(seeds)
     return _json.loads(_dnnplan.bamboo_seeds(str(workload), _number("removal_probability", removal_probability), first, last,
                                              steps, hours))
+
+
+def checkpoint_restart(*, work_h, interval_h, checkpoint_h, restart_h, preemptions_per_h, deadline_h):
+    """Checkpoint-restart at one interval under Poisson preemptions, == `resilience_plan
+    checkpoint --work-h W --interval-h TAU --checkpoint-h DELTA --restart-h R --preemptions-per-h
+    LAMBDA --deadline-h D --json`: E[T], P(T <= D) with its error bound, the segments, and Young's
+    and Daly's intervals."""
+    return _json.loads(_dnnplan.checkpoint_restart(_number("work_h", work_h), _number("interval_h", interval_h),
+                                                   _number("checkpoint_h", checkpoint_h), _number("restart_h", restart_h),
+                                                   _number("preemptions_per_h", preemptions_per_h),
+                                                   _number("deadline_h", deadline_h)))
 
 
 def _seed_range(seeds):

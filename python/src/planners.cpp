@@ -11,6 +11,7 @@
 #include <dnnplan/io/resilience_plan_json.hpp>
 #include <dnnplan/io/spot_provision_json.hpp>
 #include <dnnplan/io/vm_recommend_json.hpp>
+#include <dnnplan/solve/resilience_plan/checkpoint.hpp>
 #include <dnnplan/solve/resilience_plan/solve.hpp>
 #include <dnnplan/solve/spot_provision/solve.hpp>
 #include <dnnplan/solve/vm_recommend/solve.hpp>
@@ -111,6 +112,23 @@ void bind_resilience(py::module_& m) {
         },
         py::arg("workload"), py::arg("removal_probability"), py::arg("first_seed"), py::arg("last_seed"), py::arg("target_steps"),
         py::arg("duration_h"), "bamboo_seeds' checks of its inputs, without simulating (a sweep's, before its tasks)");
+    m.def(
+        "checkpoint_restart",
+        [](double work_h, double interval_h, double checkpoint_h, double restart_h, double preemptions_per_h, double deadline_h) {
+            // One instance preempted as a Poisson process at preemptions_per_h: the command line's request.
+            const dnnplan::checkpoint_request request{.work_h = work_h, .checkpoint_h = checkpoint_h, .restart_h = restart_h,
+                                                      .preemption = dnnplan::poisson_preemption{.rate_per_instance_h = preemptions_per_h},
+                                                      .deadline_h = deadline_h, .interval_h = interval_h};
+            try {
+                return dnnplan::checkpoint_json(dnnplan::solve(request)).dump();
+            } catch (const dnnplan::invalid_input& e) {  // the library names the member; the caller gave preemptions_per_h
+                if (e.field() != "preemption.rate_per_instance_h") throw;
+                throw dnnplan::invalid_input("preemptions_per_h", e.value(), e.expected());
+            }
+        },
+        py::arg("work_h"), py::arg("interval_h"), py::arg("checkpoint_h"), py::arg("restart_h"), py::arg("preemptions_per_h"),
+        py::arg("deadline_h"), py::call_guard<py::gil_scoped_release>(),
+        "resilience_plan checkpoint --work-h W --interval-h TAU ... --json: the document's JSON text");
     m.def("bamboo_seeds", &bamboo_seeds, py::arg("workload"), py::arg("removal_probability"), py::arg("first_seed"), py::arg("last_seed"),
           py::arg("target_steps"), py::arg("duration_h"), py::call_guard<py::gil_scoped_release>(),
           "resilience_plan simulate --removal-probability P --seeds A-B --workload W --json: the document's JSON text");

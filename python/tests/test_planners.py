@@ -135,3 +135,13 @@ def test_bamboo_simulate_equals_the_command_line(cli):
     with pytest.raises(dnnplan.InvalidInput) as caught:
         dnnplan.bamboo_simulate("gpt2", removal_probability=0.5, seeds=(3, 1))
     assert caught.value.field == "seeds[1]"
+
+
+def test_checkpoint_restart_equals_the_command_line(cli):
+    ours = dnnplan.checkpoint_restart(work_h=10, interval_h=1, checkpoint_h=0.05, restart_h=0.1, preemptions_per_h=0.2, deadline_h=14)
+    assert ours == cli("resilience_plan", "checkpoint", "--work-h", 10, "--interval-h", 1, "--checkpoint-h", 0.05, "--restart-h", 0.1,
+                       "--preemptions-per-h", 0.2, "--deadline-h", 14, "--json")
+    assert ours["segments"] == 10 and 0.0 < ours["p_meet_deadline"] < 1.0
+    with pytest.raises(dnnplan.InvalidInput) as caught:  # the caller's name, not the library's member
+        dnnplan.checkpoint_restart(work_h=10, interval_h=1, checkpoint_h=0.05, restart_h=0.1, preemptions_per_h=-1, deadline_h=14)
+    assert caught.value.field == "preemptions_per_h"
