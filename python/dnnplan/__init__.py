@@ -76,9 +76,7 @@ def _resolve_trace_files(problem, base_dir):
             continue
         field = f"offers[{i}].preemption.trace_csv"
         if len(preemption) != 1 or not isinstance(preemption["trace_csv"], str):
-            error = InvalidInput(f"invalid input: {field} = {_json.dumps(preemption)}: expected {{\"trace_csv\": FILE}} alone")
-            error.field, error.value, error.expected = field, _json.dumps(preemption), '{"trace_csv": FILE} alone'
-            raise error
+            raise _invalid(field, _json.dumps(preemption), '{"trace_csv": FILE} alone')
         path = _os.path.join(base_dir or _os.getcwd(), preemption["trace_csv"])
         with open(path, encoding="utf-8") as f:
             events = _json.loads(_dnnplan.instance_trace_events(f.read()))
