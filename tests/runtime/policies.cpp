@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -196,37 +197,62 @@ TEST_CASE("the default policy moves to another region only when the run there re
     const dnnplan::spot_market_trace home = periodic_trace("r0", {5, 5}, 61, 0);  // ends in an outage
     const deadline_job job{.work_s = 3600.0, .deadline_s = 100000.0, .changeover_s = 60.0, .egress_usd = 0.5};
     const dnnplan::deadline_state on_demand{.mode = deadline_action::on_demand, .region = 0, .work_left_s = 3600.0};
-    const auto decide_with = [&](dnnplan::spot_market_trace r1, dnnplan::deadline_state state) {
+    // The decision at the last tick, `tick` ticks into a job of `j`.
+    const auto decide_with = [&](dnnplan::spot_market_trace r1, dnnplan::deadline_state state, const deadline_job& j, std::int64_t tick) {
         r1.available.resize(home.available.size() - 1, 0);
         r1.available.push_back(1);  // a run that starts at the last tick
         r1.spot_usd_per_h.assign(r1.available.size(), 1.0);
         const deadline_market m{.regions = {home, r1}};
         dnnplan::adaptive_deadline_policy policy;
-        return policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, state));
+        return policy.decide(dnnplan::deadline_view(m, j, m.ticks() - 1 - static_cast<std::size_t>(tick), tick, state));
     };
-    const deadline_decision short_runs = decide_with(periodic_trace("r1", {2, 3}, 100, 0), on_demand);
+    const deadline_decision short_runs = decide_with(periodic_trace("r1", {2, 3}, 100, 0), on_demand, job, 0);
     CHECK(short_runs.action == deadline_action::on_demand);
     CHECK(short_runs.region == 0);
     const auto long_runs = periodic_trace("r1", {1, 3, 500, 3}, 1, 0);  // the first run is censored
-    const deadline_decision move = decide_with(long_runs, on_demand);
+    const deadline_decision move = decide_with(long_runs, on_demand, job, 0);
     CHECK(move.action == deadline_action::spot);
     CHECK(move.region == 1);
 
-    SECTION("a move is weighed against on-demand only: it waits out an outage rule 1 waits out at home") {
-        // Waiting instead, in the first tick of an outage of r0 (whose outages last 5 ticks, with
-        // ample slack: rule 1 waits), the same run in r1 is left alone.
+    // A job waiting in r0 (outages of 5 ticks, ample slack: rule 1 waits), r1's long run starting
+    // at the last tick; r0's outage is `age` ticks old there.
+    const auto decide_waiting = [&](std::size_t age) {
         const dnnplan::deadline_state waiting{.mode = deadline_action::wait, .region = 0, .work_left_s = 3600.0};
         dnnplan::spot_market_trace r0 = periodic_trace("r0", {5, 5}, 61, 0);
-        r0.available.resize(r0.available.size() - 4);  // the outage is 1 tick old
-        r0.spot_usd_per_h.resize(r0.available.size());
+        r0.available.resize(r0.available.size() - 5 + std::min<std::size_t>(age, 5));
+        r0.available.insert(r0.available.end(), age > 5 ? age - 5 : 0, 0);
+        r0.spot_usd_per_h.assign(r0.available.size(), 1.0);
         dnnplan::spot_market_trace r1 = long_runs;
         r1.available.resize(r0.available.size() - 1, 0);
         r1.available.push_back(1);
         r1.spot_usd_per_h.assign(r1.available.size(), 1.0);
         const deadline_market m{.regions = {r0, r1}};
         dnnplan::adaptive_deadline_policy policy;
-        const deadline_decision d = policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, waiting));
+        return policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, waiting));
+    };
+
+    SECTION("a move is weighed against on-demand only: it waits out an outage rule 1 waits out at home") {
+        // In the first tick of an outage of r0, the same run in r1 is left alone.
+        const deadline_decision d = decide_waiting(1);
         CHECK(d.action == deadline_action::wait);
+        CHECK(d.region == 0);
+    }
+
+    SECTION("once the outage at home has outlasted its mean, a waiting job weighs the move") {
+        // r0's outages have lasted 5 ticks; this one is 8 ticks old. Rule 1 would still wait at
+        // home, but the move to r1's long run pays: the job moves (it waited on before, while r1
+        // had spot: 12 h of a job's slack in a window of the held-out traces).
+        const deadline_decision d = decide_waiting(8);
+        CHECK(d.action == deadline_action::spot);
+        CHECK(d.region == 1);
+    }
+
+    SECTION("the safety net's on-demand runs in the checkpoint's region, not where spot was asked for") {
+        // The same move, but the work and two changeovers now fill the time left (rule 4): the job
+        // stays on on-demand in r0 (it moved to on-demand in r1 before, paying E and a changeover).
+        const deadline_job tight{.work_s = 3600.0, .deadline_s = 600.0 + 3600.0 + 120.0, .changeover_s = 60.0, .egress_usd = 0.5};
+        const deadline_decision d = decide_with(long_runs, on_demand, tight, 10);
+        CHECK(d.action == deadline_action::on_demand);
         CHECK(d.region == 0);
     }
 }

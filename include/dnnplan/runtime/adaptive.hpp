@@ -42,8 +42,9 @@
 // egress); else in the region of cheapest spot, by rule 2's optimal stopping over that region's
 // own run lengths with the egress there and back (2E) taken from the benefit: the job moves once
 // that region's run has lasted long enough that B(x) - 2E pays. B is a benefit over on-demand, so
-// a waiting job weighs a move only once rule 1 (at home) would pay for on-demand; until then it
-// waits for spot at home. When the move does not pay, the job keeps what it does: on-demand, or
+// a waiting job weighs a move only once rule 1 (at home) would pay for on-demand, or once the
+// outage at home has outlasted the mean of its outages; until then it waits for spot at home.
+// When the move does not pay, the job keeps what it does: on-demand, or
 // waiting (under the safety net) while spot is up elsewhere, which cost less on the shared traces
 // than going on-demand then. On-demand runs in the checkpoint's region. Until some history (spot
 // anywhere, or one region's) has seen a run and an outage end, the job decides as Uniform Progress.
@@ -237,18 +238,19 @@ public:
             const std::int32_t region = s.region >= 0 ? s.region : (spot_region >= 0 ? spot_region : od_region);
             return detail::deadline::uniform_progress(v, region, true);  // nothing learnt yet
         }
-        if (spot_region >= 0 && spot_region != s.region && s.region >= 0 && s.mode != deadline_action::on_demand && &home_history(v) != &history_) {
+        if (spot_region >= 0 && spot_region != s.region && s.region >= 0 && s.mode != deadline_action::on_demand && &home_history(v) != &history_ &&
+            !outlasted_mean_outage(v)) {
             deadline_decision at_home = choose(v, -1, od_region);  // a move is weighed against on-demand only
-            if (at_home.action == deadline_action::wait) return detail::deadline::safety_net(v, at_home, false, od_region);
+            if (at_home.action == deadline_action::wait) return detail::deadline::safety_net(v, at_home, -1, od_region);
         }
         if (spot_region >= 0 && !move_pays(v, spot_region)) {
             const deadline_action keep = s.mode == deadline_action::on_demand ? deadline_action::on_demand : deadline_action::wait;
             return detail::deadline::safety_net(v, {keep, od_region, "spot only in another region, whose run has not lasted long enough to repay the egress"},
-                                                false, od_region);
+                                                -1, od_region);
         }
         deadline_decision ask = choose(v, spot_region, od_region);
-        const std::int32_t region = ask.action == deadline_action::spot ? spot_region : od_region;
-        return detail::deadline::safety_net(v, ask, spot_region == region && spot_region >= 0, region);
+        const bool spot_here = ask.action == deadline_action::spot || spot_region == od_region;
+        return detail::deadline::safety_net(v, ask, spot_here ? spot_region : -1, od_region);
     }
 
 private:
@@ -266,6 +268,14 @@ private:
         if (age <= wait_on_ticks(v))
             return {deadline_action::wait, od_region, "the outage outlasted the wait threshold, but at its age waiting on costs less"};
         return {deadline_action::on_demand, od_region, "the outage outlasted the wait threshold: on-demand"};
+    }
+
+    /// Whether the checkpoint's region's outage in progress has lasted longer than its outages do
+    /// on average (never, before one has ended): a waiting job then weighs a move even while rule 1
+    /// would wait on at home.
+    [[nodiscard]] bool outlasted_mean_outage(const deadline_view& v) const noexcept {
+        const auto& home = home_history(v);
+        return !home.outages().empty() && static_cast<double>(home.age()) > home.outages().mean();
     }
 
     /// The checkpoint's region, or before the first run the region of cheapest on-demand.
@@ -467,12 +477,7 @@ inline double adaptive_deadline_policy::budget_age(const deadline_view& v, const
     const auto& outages = h.outages().bins();
     const double d = v.job().changeover_s;
     if (runs.empty() || outages.empty() || !(d > 0.0)) return 1.0;
-    const auto mean_ticks = [](const auto& bins) {
-        double sum = 0.0, n = 0.0;
-        for (const auto& [length, count] : bins) sum += static_cast<double>(length) * static_cast<double>(count), n += static_cast<double>(count);
-        return sum / n;
-    };
-    const double runs_left = (v.job().deadline_s - v.elapsed_s()) / ((mean_ticks(runs) + mean_ticks(outages)) * v.gap_s());
+    const double runs_left = (v.job().deadline_s - v.elapsed_s()) / ((h.runs().mean() + h.outages().mean()) * v.gap_s());
     const double switches = std::max(spendable_slack_s(v) + options_.reserve_s, 0.0) / (2.0 * d);
     const auto n = static_cast<double>(h.runs().count());
     double at_least = n, age = 1.0;  // runs at least `age` long

@@ -24,18 +24,23 @@ public:
         if (it != bins_.end() && it->first == length) ++it->second;
         else bins_.insert(it, {length, 1});
         ++count_;
+        total_ += length;
     }
     void clear() noexcept {
         bins_.clear();
         count_ = 0;
+        total_ = 0;
     }
     [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& bins() const noexcept { return bins_; }
     [[nodiscard]] std::int64_t count() const noexcept { return count_; }
     [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
+    /// The mean length (ticks); 0 when empty.
+    [[nodiscard]] double mean() const noexcept { return count_ > 0 ? static_cast<double>(total_) / static_cast<double>(count_) : 0.0; }
 
 private:
     std::vector<std::pair<std::int64_t, std::int64_t>> bins_;
     std::int64_t count_ = 0;
+    std::int64_t total_ = 0;
 };
 
 /// The runs and outages of spot in one region, or "somewhere" (in any region where a gang of N

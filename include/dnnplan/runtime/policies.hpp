@@ -35,21 +35,24 @@ struct on_demand_policy {
 namespace detail::deadline {
 
 /// Rules 4 and 5, the safety net shared by greedy and Uniform Progress: on-demand once the work
-/// left (with one or two changeovers) no longer fits in the whole ticks left.
-[[nodiscard]] inline deadline_decision safety_net(const deadline_view& v, deadline_decision ask, bool spot_now,
-                                                  std::int32_t region) noexcept {
+/// left (with one or two changeovers) no longer fits in the whole ticks left. On-demand runs in
+/// `od_region` (the checkpoint's: moving a run that must finish on-demand would only add a
+/// changeover and the egress); `spot_region` is where spot may be taken now (-1: nowhere), which
+/// rule 5 does when there is no changeover to pay.
+[[nodiscard]] inline deadline_decision safety_net(const deadline_view& v, deadline_decision ask, std::int32_t spot_region,
+                                                  std::int32_t od_region) noexcept {
     const deadline_job& job = v.job();
     const deadline_state& s = v.state();
     const double g = v.gap_s(), d = job.changeover_s, w = s.work_left_s, t = v.elapsed_s();
     const double left = std::floor((job.deadline_s - t) / g) * g;
     const bool idle_or_on_demand = s.mode != deadline_action::spot;
     if (std::ceil((w + 2.0 * d) / g) * g >= left && idle_or_on_demand)
-        ask = {deadline_action::on_demand, region, "safety net: the work and two changeovers fill the time left"};
+        ask = {deadline_action::on_demand, od_region, "safety net: the work and two changeovers fill the time left"};
     if (std::ceil((w + d) / g) * g >= left) {
         const bool keep_spot = s.mode == deadline_action::spot && s.changeover_left_s < 1e-3;
-        ask = keep_spot ? deadline_decision{deadline_action::spot, region, "safety net: the spot run, past its changeover"}
-                        : deadline_decision{deadline_action::on_demand, region, "safety net: the work and a changeover fill the time left"};
-        if (d == 0.0 && spot_now) ask = {deadline_action::spot, region, "safety net: spot, no changeover to pay"};
+        ask = keep_spot ? deadline_decision{deadline_action::spot, s.region, "safety net: the spot run, past its changeover"}
+                        : deadline_decision{deadline_action::on_demand, od_region, "safety net: the work and a changeover fill the time left"};
+        if (d == 0.0 && spot_region >= 0) ask = {deadline_action::spot, spot_region, "safety net: spot, no changeover to pay"};
     }
     return ask;
 }
@@ -70,7 +73,7 @@ namespace detail::deadline {
         if (s.mode == deadline_action::on_demand && (!a || (t + 2.0 * d) * w0 >= done * r))
             ask = {deadline_action::on_demand, region, "on-demand until two changeovers ahead of the line"};
     }
-    return safety_net(v, ask, a, region);
+    return safety_net(v, ask, a ? region : -1, region);
 }
 
 }  // namespace detail::deadline
