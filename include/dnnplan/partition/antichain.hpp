@@ -241,6 +241,38 @@ struct layer_closures {
     return kept.order.front();
 }
 
+/// PipeDream's augment(A) (graph.py): the predecessors of some a in A with a direct
+/// out-neighbour that is neither a predecessor of a nor a itself (tensors still live at the cut),
+/// in layer order, then A. `branching` (one row) marks the layers with two or more kept
+/// out-neighbours, the only ones that can be extra; `extra` (one row) is scratch.
+[[nodiscard]] inline std::vector<std::size_t> augment_antichain(const kept_layers& kept, const layer_closures& closures,
+                                                                const bitset_rows& branching, const std::vector<std::size_t>& a,
+                                                                bitset_rows& extra) {
+    extra.clear(0);
+    for (const std::size_t node : a)
+        closures.ancestors.for_each_common(node, branching, 0, [&](std::size_t p) {
+            if (extra.test(0, p)) return;
+            for (const std::size_t o : kept.succ[p])
+                if (!closures.ancestors.test(node, o) && o != node) {
+                    extra.set(0, p);
+                    break;
+                }
+        });
+    std::vector<std::size_t> x;
+    x.reserve(a.size() + 4);
+    extra.for_each(0, [&](std::size_t p) { x.push_back(p); });
+    x.insert(x.end(), a.begin(), a.end());
+    return x;
+}
+
+/// Row 0 marks the kept layers with two or more kept out-neighbours.
+[[nodiscard]] inline bitset_rows branching_layers(const kept_layers& kept) {
+    bitset_rows branching(1, kept.removed.size());
+    for (std::size_t i = 0; i < kept.removed.size(); ++i)
+        if (kept.succ[i].size() >= 2) branching.set(0, i);
+    return branching;
+}
+
 /// The antichain DAG as PipeDream's breadth-first construction finds it, its states numbered in
 /// creation order.
 struct antichain_dag {
@@ -254,22 +286,21 @@ struct antichain_dag {
 class antichain_dag_builder {
 public:
     antichain_dag_builder(const kept_layers& kept, const layer_closures& closures, std::size_t max_states)
-        : kept_(kept), closures_(closures), max_states_(max_states), branching_(1, kept.removed.size()),
-          extra_(1, kept.removed.size()), members_(1, kept.removed.size()) {
         // Only a layer with two or more out-neighbours can be an extra layer of augment(): one
         // out-neighbour lies on its path to the member, so a single out-neighbour is always a
         // predecessor of it or it.
-        for (std::size_t i = 0; i < kept.removed.size(); ++i)
-            if (kept.succ[i].size() >= 2) branching_.set(0, i);
-    }
+        : kept_(kept), closures_(closures), max_states_(max_states), branching_(branching_layers(kept)),
+          extra_(1, kept.removed.size()), members_(1, kept.removed.size()) {}
 
     /// Breadth first over the states from the antichain {source}. PipeDream queues every
     /// successor and skips the expanded ones when popped; queueing only new states expands the
     /// same states in the same order, and states are numbered in creation order, so the queue is
     /// the range [from, states).
-    [[nodiscard]] antichain_dag build(std::size_t source) {
+    /// None when the graph has more than max_states states (the search stops at the first one over).
+    [[nodiscard]] std::optional<antichain_dag> build(std::size_t source) {
         add_state({source});
-        for (std::size_t from = 0; from < dag_.augmented.size(); ++from) expand(from);
+        for (std::size_t from = 0; from < dag_.augmented.size() && !overflowed_; ++from) expand(from);
+        if (overflowed_) return std::nullopt;
         if (dag_.insertion.empty()) dag_.insertion.push_back(0);  // a single state: no edges
         return std::move(dag_);
     }
@@ -284,24 +315,8 @@ private:
         }
     };
 
-    // augment(A): predecessors of some a in A with a direct out-neighbour that is neither a
-    // predecessor of a nor a itself (tensors still live at the cut), then A.
     [[nodiscard]] std::vector<std::size_t> augment(const std::vector<std::size_t>& a) {
-        extra_.clear(0);
-        for (const std::size_t node : a)
-            closures_.ancestors.for_each_common(node, branching_, 0, [&](std::size_t p) {
-                if (extra_.test(0, p)) return;
-                for (const std::size_t o : kept_.succ[p])
-                    if (!closures_.ancestors.test(node, o) && o != node) {
-                        extra_.set(0, p);
-                        break;
-                    }
-            });
-        std::vector<std::size_t> x;
-        x.reserve(a.size() + 4);
-        extra_.for_each(0, [&](std::size_t p) { x.push_back(p); });
-        x.insert(x.end(), a.begin(), a.end());
-        return x;
+        return augment_antichain(kept_, closures_, branching_, a, extra_);
     }
 
     // deaugment(X): drop members with a successor in X, and duplicates; keep order. `members_`
@@ -321,10 +336,10 @@ private:
         std::sort(key_.begin(), key_.end());
         if (const auto it = index_of_.find(key_); it != index_of_.end()) return it->second;
         const std::size_t id = dag_.augmented.size();
-        if (id >= max_states_)
-            throw invalid_input("graph", "more than " + std::to_string(max_states_) + " antichain states",
-                                "a graph with at most max_states = " + std::to_string(max_states_) +
-                                    " states (their transitive predecessors need O(S^2) memory)");
+        if (id >= max_states_) {  // build() gives up; the caller decides (try_build_antichain_states)
+            overflowed_ = true;
+            return 0;
+        }
         index_of_.emplace(key_, id);
         dag_.augmented.push_back(augment(a));
         antichain_of_.push_back(a);
@@ -358,6 +373,7 @@ private:
                     if (w == u) w = v;
                 deaugment(replaced_, reached_);
                 const std::size_t to = add_state(reached_);
+                if (overflowed_) return;
                 note_inserted(from);
                 note_inserted(to);
                 dag_.edges[from].push_back(to);
@@ -367,6 +383,7 @@ private:
     const kept_layers& kept_;
     const layer_closures& closures_;
     std::size_t max_states_;
+    bool overflowed_ = false;
     bitset_rows branching_, extra_, members_;  // extra_: augment's scratch, the extra layers found so far
     std::unordered_map<key_type, std::size_t, key_hash> index_of_;
     std::vector<std::vector<std::size_t>> antichain_of_;  // the state's antichain, as reached first
@@ -513,15 +530,16 @@ inline void keep_linear_form(const bitset_rows& layer_sets, std::size_t s_count,
 /// "__getitem__". The breadth-first construction, augment, deaugment and next-antichain rules
 /// are PipeDream's; where PipeDream iterates a Python set (the order of the "extra" layers of an
 /// augmented antichain, which varies between runs), layer order is used, so the result is
-/// deterministic. Throws invalid_input when nothing is left to partition, and when a branching
-/// graph has more than `max_states` states (the field "graph"): the state DAG's transitive
-/// predecessors take S^2 bits and the solver's pairs O(S^2) time (inception_v3's 221,564 states
-/// would need 6 GB of bits; PipeDream's own optimizer does not finish on it). A chain has no
-/// limit: it is built in linear memory.
+/// deterministic. None when a branching graph has more than `max_states` states: the state DAG's
+/// transitive predecessors take S^2 bits and the solver's pairs O(S^2) time (inception_v3's
+/// 221,564 states would need 6 GB of bits; PipeDream's own optimizer does not finish on it);
+/// pipedream_partition() then takes the wide path (partition/pipedream_wide.hpp), which needs no
+/// states. A chain has no limit: it is built in linear memory. Throws invalid_input when nothing
+/// is left to partition.
 inline constexpr std::size_t default_max_antichain_states = 20000;
 
-[[nodiscard]] inline antichain_states build_antichain_states(const layer_graph& graph,
-                                                             std::size_t max_states = default_max_antichain_states) {
+[[nodiscard]] inline std::optional<antichain_states> try_build_antichain_states(
+    const layer_graph& graph, std::size_t max_states = default_max_antichain_states) {
     const detail::kept_layers kept = detail::keep_pipedream_layers(graph);
     antichain_states out;
     for (std::size_t i = 0; i < graph.size(); ++i)
@@ -532,10 +550,12 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
         return out;
     }
     const detail::layer_closures closures = detail::close_layers(kept);
-    detail::antichain_dag dag = detail::antichain_dag_builder(kept, closures, max_states).build(detail::first_kept_source(kept));
-    const std::vector<std::size_t> sorted = detail::pipedream_topological_sort(dag);
-    detail::bitset_rows predecessors = detail::sorted_state_predecessors(dag, sorted);
-    detail::bitset_rows layer_sets = detail::fill_state_figures(graph, closures.ancestors, dag, sorted, predecessors, out.states);
+    std::optional<detail::antichain_dag> dag =
+        detail::antichain_dag_builder(kept, closures, max_states).build(detail::first_kept_source(kept));
+    if (!dag) return std::nullopt;
+    const std::vector<std::size_t> sorted = detail::pipedream_topological_sort(*dag);
+    detail::bitset_rows predecessors = detail::sorted_state_predecessors(*dag, sorted);
+    detail::bitset_rows layer_sets = detail::fill_state_figures(graph, closures.ancestors, *dag, sorted, predecessors, out.states);
     if (detail::states_form_path(predecessors, sorted.size())) {
         detail::keep_linear_form(layer_sets, sorted.size(), graph.size(), out);
         return out;
@@ -543,6 +563,25 @@ inline constexpr std::size_t default_max_antichain_states = 20000;
     out.layer_sets = std::move(layer_sets);
     out.predecessor_sets = std::move(predecessors);
     return out;
+}
+
+namespace detail {
+
+/// The refusal of a graph over max_states states where no other path answers.
+[[nodiscard]] inline invalid_input too_many_antichain_states(std::size_t max_states) {
+    return invalid_input("graph", "more than " + std::to_string(max_states) + " antichain states",
+                         "a graph with at most max_states = " + std::to_string(max_states) +
+                             " states (their transitive predecessors need O(S^2) memory)");
+}
+
+}  // namespace detail
+
+/// try_build_antichain_states, throwing invalid_input (the field "graph") where it has none.
+[[nodiscard]] inline antichain_states build_antichain_states(const layer_graph& graph,
+                                                             std::size_t max_states = default_max_antichain_states) {
+    std::optional<antichain_states> built = try_build_antichain_states(graph, max_states);
+    if (!built) throw detail::too_many_antichain_states(max_states);
+    return std::move(*built);
 }
 
 }  // namespace dnnplan

@@ -20,10 +20,13 @@
 #include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/model/concepts.hpp>
 #include <dnnplan/partition/antichain.hpp>
+#include <dnnplan/partition/ideal_lattice.hpp>
 #include <dnnplan/partition/pipedream_bounds.hpp>
 #include <dnnplan/partition/pipedream_chain.hpp>
 #include <dnnplan/partition/pipedream_cost.hpp>
 #include <dnnplan/partition/pipedream_row.hpp>
+#include <dnnplan/partition/pipedream_types.hpp>
+#include <dnnplan/partition/pipedream_wide.hpp>
 #include <dnnplan/workload/layer_graph.hpp>
 
 #include <algorithm>
@@ -39,69 +42,6 @@
 
 namespace dnnplan {
 
-/// PipeDream's optimizer flags (reference note, section 5), with its defaults.
-struct pipedream_options {
-    std::vector<std::int32_t> machines{};           ///< -n m1 m2 ...: machines per level (level 1 first)
-    std::vector<double> bandwidths_bytes_per_s{};   ///< -b B1 B2 ...; empty: 1e9 for every level
-    std::optional<double> activation_compression_ratio{};  ///< absent: activation transfer ignored
-    bool straight_pipeline = false;                 ///< no replication
-    bool use_memory_constraint = false;
-    double memory_bytes = 16e9;                     ///< -s
-    bool use_fewer_machines = false;
-    /// max_nodes is checked before the recurrence runs against its memory: nodes = the cells of its
-    /// tables (states x machines per level, and (states + 1) x states between levels; for a chain
-    /// on one level, the chain solver's rows of machine-count bits, 64 to a cell, and its three
-    /// arrays over the machine counts). max_evaluations stops the recurrence once it has computed
-    /// that many stage times (state pairs). Over either: no_plan_found, limit nodes or evaluations.
-    /// (build_antichain_states has its own limit on the states.) The default evaluations, 10^9
-    /// stage times, take about 15 s (docs/solvers/pipeline_plan.md); the largest of PipeDream's own
-    /// runs, gnmt_large on two levels, needs 138 million.
-    search_budget budget{.max_nodes = 10'000'000, .max_evaluations = 1'000'000'000, .max_time_s = 0.0};
-
-    void validate(std::string_view path = "") const {
-        const std::string p = detail::field_prefix(path);
-        budget.validate(p + "budget");
-        if (machines.empty()) throw invalid_input(p + "machines", "[]", "at least one level (-n)");
-        for (std::size_t l = 0; l < machines.size(); ++l)
-            detail::require_at_least(p + "machines[" + std::to_string(l) + "]", machines[l], 1);
-        if (!bandwidths_bytes_per_s.empty() && bandwidths_bytes_per_s.size() != machines.size())
-            throw invalid_input(p + "bandwidths_bytes_per_s", std::to_string(bandwidths_bytes_per_s.size()) + " values",
-                                "one bandwidth per level (" + std::to_string(machines.size()) + ")");
-        for (std::size_t l = 0; l < bandwidths_bytes_per_s.size(); ++l)
-            detail::require_positive(p + "bandwidths_bytes_per_s[" + std::to_string(l) + "]", bandwidths_bytes_per_s[l]);
-        if (activation_compression_ratio)
-            detail::require_positive(p + "activation_compression_ratio", *activation_compression_ratio);
-        detail::require_positive(p + "memory_bytes", memory_bytes);
-    }
-};
-
-/// A stage of the final level: states [first_state, end_state) on `replicas` machines.
-struct pipedream_stage {
-    std::size_t first_state = 0;
-    std::size_t end_state = 0;      ///< exclusive
-    std::int32_t replicas = 1;
-    double compute_s = 0.0;         ///< the stage's compute time on one machine (PipeDream's printout)
-    std::vector<std::size_t> layers{};  ///< layer indices of the stage
-};
-
-/// A partition of the final level: the time per minibatch (A[0][S-1][M-1]) and its stages.
-struct pipedream_plan {
-    double time_per_minibatch_s = 0.0;
-    std::vector<pipedream_stage> stages{};
-};
-
-struct pipedream_details {
-    std::size_t num_states = 0;  ///< PipeDream's antichain states of the graph
-    pipedream_counters work{};   ///< what the exact solver did (0 for the generic recurrence)
-};
-
-/// status optimal (objective_value = bound = the time per minibatch: the recurrence is exact) or
-/// infeasible (no partition: every one breaks the memory constraint); counters.evaluations = the
-/// stage times computed (state pairs; 0 on the chain solver's path, which computes stage times
-/// in its feasibility tests instead), counters.nodes = the recurrence's cells filled plus the
-/// chain solver's feasibility tests (details.work has each; 0 when the chain solver's first
-/// candidate, one stage on every machine, is already at the lower bound).
-using pipedream_result = solve_result<pipedream_plan, pipedream_details>;
 
 namespace detail {
 
@@ -397,11 +337,37 @@ private:
     return detail::pipedream_finish(levels.trace_plan(), s_count, work);
 }
 
-/// PipeDream's partitioning of `graph`: its states (build_antichain_states), then
-/// pipedream_partition(graph, states, options).
+namespace detail {
+
+/// A graph over options.max_states states (docs/design/pipedream-wide-graphs.md, section 5,
+/// "Routing"): one level of a single-source graph takes the wide path; several levels are
+/// no_plan_found (the lower levels' rows depend on PipeDream's state numbering, section 1.1);
+/// several sources keep the refusal (section 1.3 holds for one source only).
+[[nodiscard]] inline pipedream_result pipedream_partition_beyond_states(const layer_graph& graph, const pipedream_options& options) {
+    if (ideal_lattice(graph).source_count() != 1) throw too_many_antichain_states(options.max_states);
+    if (options.machines.size() > 1) {
+        pipedream_result none;
+        none.status = solve_status::no_plan_found;
+        none.details.states_enumerated = false;
+        none.reason = "the graph has more than options.max_states = " + std::to_string(options.max_states) +
+                      " antichain states, and a hierarchy of " + std::to_string(options.machines.size()) +
+                      " levels (options.machines) needs them all: only one level is answered without them";
+        return none;
+    }
+    return pipedream_partition_wide(graph, options);
+}
+
+}  // namespace detail
+
+/// PipeDream's partitioning of `graph`: its states (try_build_antichain_states with
+/// options.max_states), then pipedream_partition(graph, states, options); over max_states, the
+/// wide path (partition/pipedream_wide.hpp: one level of a single-source graph; a hierarchy is
+/// no_plan_found, and a graph with several sources throws invalid_input naming "graph").
 [[nodiscard]] inline pipedream_result pipedream_partition(const layer_graph& graph, const pipedream_options& options) {
     options.validate();
-    return pipedream_partition(graph, build_antichain_states(graph), options);
+    std::optional<antichain_states> built = try_build_antichain_states(graph, options.max_states);
+    if (!built) return detail::pipedream_partition_beyond_states(graph, options);
+    return pipedream_partition(graph, *built, options);
 }
 
 }  // namespace dnnplan

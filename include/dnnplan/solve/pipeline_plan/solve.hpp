@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -143,10 +144,16 @@ template <stage_cost_model Model>
     return result;
 }
 
-/// PipeDream's optimizer: its states of the graph, then solve(request, states).
+/// PipeDream's optimizer: its states of the graph (at most options.max_states of them), then
+/// solve(request, states); a graph with more takes the wide path (pipedream_partition).
 [[nodiscard]] inline pipedream_result solve(const pipedream_request& request) {
     request.validate();
-    return solve(request, build_antichain_states(request.graph));
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<antichain_states> states = try_build_antichain_states(request.graph, request.options.max_states);
+    if (states) return solve(request, *states);
+    pipedream_result result = detail::pipedream_partition_beyond_states(request.graph, request.options);
+    result.counters.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
 }
 
 /// PipeDream's recurrence with a stage-cost model of the host's own, built over `states` (its

@@ -1,0 +1,172 @@
+#pragma once
+// Lower bounds on PipeDream's answer A[0][S-1][M-1] for one level of a single-source graph, which
+// need no state of PipeDream's (docs/design/pipedream-wide-graphs.md, section 3.1). Each is a
+// relaxation: every chain of ideals with replica counts that PipeDream's recurrence prices at T
+// passes the bound's test at T, so a T that fails the test is below the optimum. They are
+// reported rounded down by 1e-12 relative (section 3.3, "outward rounding"), so that rounding in
+// the tests can never lift a bound above the optimum.
+//
+// Stage times are PipeDream's (reference note, section 3; partition/pipedream_cost.hpp):
+//     (C + q_r W) / r,  q_r = 4 (r - 1) / (B r),
+// plus transfers and the memory check, which only add to it or forbid it; none of the bounds
+// uses them. For r >= 2 the time falls with r (docs/solvers/pipeline_plan.md, fact 1; the
+// header comment of partition/pipedream_chain.hpp).
+
+#include <dnnplan/partition/antichain.hpp>
+#include <dnnplan/partition/ideal_lattice.hpp>
+#include <dnnplan/partition/pipedream_bounds.hpp>
+#include <dnnplan/partition/pipedream_cost.hpp>
+#include <dnnplan/partition/pipedream_types.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace dnnplan::detail {
+
+/// The flags of a one-level run as the wide path reads them.
+struct wide_setting {
+    std::int32_t machines = 1;
+    double bandwidth_bytes_per_s = 1e9;
+    bool straight = false;
+    bool fewer = false;
+    std::optional<double> memory_bytes{};
+    std::optional<double> activation_compression_ratio{};
+
+    [[nodiscard]] static wide_setting of(const pipedream_options& o) {
+        return {.machines = o.machines.front(),
+                .bandwidth_bytes_per_s = o.bandwidths_bytes_per_s.empty() ? 1e9 : o.bandwidths_bytes_per_s.front(),
+                .straight = o.straight_pipeline,
+                .fewer = o.use_fewer_machines,
+                .memory_bytes = o.use_memory_constraint ? std::optional<double>(o.memory_bytes) : std::nullopt,
+                .activation_compression_ratio = o.activation_compression_ratio};
+    }
+    [[nodiscard]] pipedream_level_options level() const {
+        return {.bandwidth_bytes_per_s = bandwidth_bytes_per_s, .activation_compression_ratio = activation_compression_ratio,
+                .memory_bytes = memory_bytes, .machines_within = 1.0};
+    }
+    /// q_r = 4 (r - 1) / (B r): the synchronisation bytes' factor of a stage on r replicas.
+    [[nodiscard]] double sync_factor(std::int32_t r) const noexcept {
+        const double rd = r;
+        return 4.0 * (rd - 1.0) / (bandwidth_bytes_per_s * rd);
+    }
+    /// PipeDream's (C + q_r W) / r, transfers and memory aside.
+    [[nodiscard]] double compute_time_s(double c, double w, std::int32_t r) const noexcept {
+        return (c + sync_factor(r) * w) / static_cast<double>(r);
+    }
+};
+
+inline constexpr double wide_bound_rounding = 1.0 - 1e-12;
+
+/// LB0: the larger of C / M (every stage takes at least its compute over its replicas) and each
+/// layer's least time on its own (pipedream_layer_lower_bound).
+[[nodiscard]] inline double lattice_compute_bound(const layer_graph& graph, const ideal_lattice& lattice, const wide_setting& s) {
+    antichain_states removed;
+    for (std::size_t i = 0; i < graph.size(); ++i)
+        if (lattice.kept().removed[i]) removed.removed_layers.push_back(i);
+    const double layer = pipedream_layer_lower_bound(graph, removed, s.bandwidth_bytes_per_s, s.straight ? 1 : s.machines);
+    return std::max(lattice.total_compute_s() / static_cast<double>(s.machines), layer) * wide_bound_rounding;
+}
+
+/// rho(c, w, T): the fewest replicas r in [2, max_r] on which a stage holding (c, w) runs within
+/// t (the time falls with r >= 2, so by bisection); max_r + 1 when none does.
+[[nodiscard]] inline std::int32_t fewest_replicas(const wide_setting& s, double c, double w, double t, std::int32_t max_r) {
+    if (max_r < 2 || s.compute_time_s(c, w, max_r) > t) return max_r + 1;
+    std::int32_t no = 1, yes = max_r;
+    while (yes - no > 1) {
+        const std::int32_t mid = no + (yes - no) / 2;
+        (s.compute_time_s(c, w, mid) <= t ? yes : no) = mid;
+    }
+    return yes;
+}
+
+/// LB1's test at T, machine counting (section 3.1): a stage on r replicas within T has
+/// r T >= sum over its layers of (c_l + q_r w_l), and a layer with c_l > T sits on r >= rho_l(T)
+/// replicas, so q_r >= q_rho (q_r rises with r). Summed over the stages:
+///     M T >= sum_l (c_l + [c_l > T] q_rho_l(T) w_l).
+/// False: no partition runs within T.
+[[nodiscard]] inline bool machine_count_admits(const ideal_lattice& lattice, const wide_setting& s, double t) {
+    const auto& f = lattice.figures();
+    double work = 0.0;
+    for (const std::size_t l : lattice.kept().order) {
+        const double c = f.compute[l];
+        if (c <= t) {
+            work += c;
+            continue;
+        }
+        if (s.straight) return false;
+        const std::int32_t rho = fewest_replicas(s, c, f.parameter[l], t, s.machines);
+        if (rho > s.machines) return false;
+        work += c + s.sync_factor(rho) * f.parameter[l];
+    }
+    return work <= static_cast<double>(s.machines) * t;
+}
+
+/// The cut positions a straight pipeline's test uses: no ideal has a compute sum inside
+/// (g_l, e_l), e_l = C(down-set of l) and g_l = C - C(up-set of l) (section 2, "Layer windows":
+/// an ideal holding l holds its down-set, one without l holds none of its up-set). The union of
+/// these open intervals, merged and sorted, each shrunk by 1e-12 C at both ends against rounding.
+[[nodiscard]] inline std::vector<std::pair<double, double>> forbidden_compute_windows(const ideal_lattice& lattice) {
+    const auto& f = lattice.figures();
+    const auto& cl = lattice.closures();
+    const double total = lattice.total_compute_s();
+    const double slack = 1e-12 * total;
+    std::vector<std::pair<double, double>> windows;
+    for (const std::size_t l : lattice.kept().order) {
+        double down = f.compute[l], up = f.compute[l];
+        cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
+        cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
+        const double lo = total - up + slack, hi = down - slack;
+        if (lo < hi) windows.emplace_back(lo, hi);
+    }
+    std::sort(windows.begin(), windows.end());
+    std::vector<std::pair<double, double>> merged;
+    for (const auto& w : windows) {
+        if (!merged.empty() && w.first < merged.back().second) merged.back().second = std::max(merged.back().second, w.second);
+        else merged.push_back(w);
+    }
+    return merged;
+}
+
+/// The window bound's test at T for a straight pipeline: its at most M stages on one replica
+/// each are cuts 0 = p_0 < p_1 < ... < p_k = C with p_i - p_(i-1) <= T, every p_i the compute of
+/// an ideal, hence outside the forbidden windows. Jumping each time to the farthest allowed
+/// point within T reaches C in the fewest jumps; more than M: nothing runs within T.
+[[nodiscard]] inline bool window_cuts_admit(const std::vector<std::pair<double, double>>& windows, double total,
+                                            std::int32_t machines, double t) {
+    double p = 0.0;
+    for (std::int32_t stage = 0; stage < machines; ++stage) {
+        const double target = p + t;
+        if (target >= total) return true;
+        // The window holding target, if any: the last one starting below it.
+        auto it = std::upper_bound(windows.begin(), windows.end(), std::make_pair(target, std::numeric_limits<double>::infinity()));
+        double next = target;
+        if (it != windows.begin() && std::prev(it)->first < target && target < std::prev(it)->second) next = std::prev(it)->first;
+        if (!(next > p)) return false;
+        p = next;
+    }
+    return false;
+}
+
+/// The largest T in [lo, hi] at which `admits` fails, by geometric bisection to 1e-13 relative
+/// (the tests are monotone: a larger T admits more); lo when it already admits. `tests` counts
+/// the calls.
+template <class Admits>
+[[nodiscard]] double largest_failing_threshold(double lo, double hi, Admits&& admits, std::int64_t& tests) {
+    ++tests;
+    if (!(lo > 0.0) || admits(lo)) return lo;
+    for (int i = 0; i < 200 && hi > lo * (1.0 + 1e-13); ++i) {
+        const double mid = std::sqrt(lo * hi);
+        if (!(mid > lo && mid < hi)) break;
+        ++tests;
+        (admits(mid) ? hi : lo) = mid;
+    }
+    return lo;
+}
+
+}  // namespace dnnplan::detail

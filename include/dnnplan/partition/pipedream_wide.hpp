@@ -1,0 +1,389 @@
+#pragma once
+// PipeDream's objective on graphs too wide for its states (docs/design/pipedream-wide-graphs.md,
+// the first slice of section 3): one level of a single-source graph, answered on the implicit
+// ideal lattice of its kept layers with no state enumerated. An upper bound is a real partition
+// priced exactly as PipeDream's recurrence prices it (UB1: greedy lattice packing at a threshold,
+// bisected; partition/pipedream_lattice_pack.hpp); the lower bound is the largest of LB0, LB1
+// (machine counting) and, for straight pipelines, the forbidden-window bound
+// (partition/pipedream_lattice_bounds.hpp). The status is optimal when they meet within 1e-9
+// (relative), feasible with the bound otherwise (section 3.3).
+
+#include <dnnplan/core/detail/format.hpp>
+#include <dnnplan/core/result.hpp>
+#include <dnnplan/core/status.hpp>
+#include <dnnplan/partition/ideal_lattice.hpp>
+#include <dnnplan/partition/pipedream_lattice_bounds.hpp>
+#include <dnnplan/partition/pipedream_lattice_pack.hpp>
+#include <dnnplan/partition/pipedream_types.hpp>
+#include <dnnplan/workload/layer_graph.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dnnplan::detail {
+
+/// The wide path's optimality tolerance (relative), as the chain solver's chain_tolerance.
+inline constexpr double wide_relative_gap = 1e-9;
+
+/// The fill search's retries for a stage that leaves work (section 3.2: "greedy largest-first
+/// followed by a bounded DFS"); the last stage needs none (everything fits or not).
+inline constexpr std::int64_t wide_fill_retries = 256;
+
+/// UB1 (section 3.2): at a threshold T, stages are filled one after the other from the empty
+/// cut, each on the replica count whose fill does the most compute per machine; the last one
+/// takes what is left on the fewest machines that hold it. Then, unless fewer machines may be
+/// used, the plan is padded to exactly M machines. T is bisected between the lower bound and
+/// the best plan's price; each plan found is priced exactly and the best kept.
+class lattice_packer {
+public:
+    lattice_packer(const ideal_lattice& lattice, const wide_setting& setting, const search_budget& budget,
+                   std::chrono::steady_clock::time_point start)
+        : lattice_(lattice), s_(setting), budget_(budget), start_(start), frontier_(lattice) {}
+
+    /// Bisects T in [lower, the best price]; false when a budget stopped it (limit() says which).
+    bool run(double lower) {
+        const double total = lattice_.total_compute_s();
+        attempt(total * (1.0 + 1e-9));  // one stage holding everything (then padded)
+        double lo = std::max(lower, total / static_cast<double>(s_.machines) * wide_bound_rounding);
+        double hi = best_time_;
+        for (int i = 0; i < 64 && std::isfinite(hi) && hi > lo * (1.0 + wide_relative_gap); ++i) {
+            if (stopped()) return false;
+            const double t = std::sqrt(lo * hi);
+            if (!(t > lo && t < hi)) break;
+            (attempt(t) ? hi : lo) = t;
+            hi = std::min(hi, best_time_);
+        }
+        return !stopped();
+    }
+
+    [[nodiscard]] const std::optional<lattice_plan>& best() const noexcept { return best_; }
+    [[nodiscard]] double best_time_s() const noexcept { return best_time_; }
+    [[nodiscard]] std::int64_t threshold_tests() const noexcept { return tests_; }
+    [[nodiscard]] std::int64_t fills() const noexcept { return fills_; }
+    [[nodiscard]] std::int64_t plans_priced() const noexcept { return priced_; }
+    [[nodiscard]] search_limit limit() const noexcept { return limit_; }
+
+private:
+    // The plan packed at t, padded and priced; true when one was found.
+    bool attempt(double t) {
+        ++tests_;
+        std::optional<lattice_plan> plan = pack(t);
+        if (!plan) return false;
+        if (s_.fewer || plan->machines() == s_.machines) keep(*plan);
+        if (plan->machines() < s_.machines) {
+            if (!(s_.straight ? split_to_machines(*plan) : pad_replicas(*plan))) return s_.fewer;
+            keep(*plan);
+        }
+        return true;
+    }
+
+    void keep(const lattice_plan& plan) {
+        ++priced_;
+        const double time = lattice_pricer(lattice_, s_, plan).time_s(plan.replicas);
+        if (time < best_time_) {
+            best_time_ = time;
+            best_ = plan;
+        }
+    }
+
+    [[nodiscard]] bool stopped() {
+        if (limit_ != search_limit::none) return true;
+        if (budget_.max_nodes > 0 && fills_ >= budget_.max_nodes) limit_ = search_limit::nodes;
+        if (budget_.max_time_s > 0.0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > budget_.max_time_s)
+            limit_ = search_limit::time;
+        return limit_ != search_limit::none;
+    }
+
+    [[nodiscard]] stage_fill fill(std::int32_t r, double t, std::int32_t used, std::int64_t retries = 0) {
+        ++fills_;
+        return frontier_.fill(s_, {.replicas = r, .time_s = t, .after = s_.machines - used - r}, nullptr, retries);
+    }
+
+    // The stages at threshold t; none when they need more than M machines.
+    [[nodiscard]] std::optional<lattice_plan> pack(double t) {
+        frontier_.reset(lattice_.empty_ideal());
+        lattice_plan plan;
+        std::int32_t used = 0;
+        while (!frontier_.complete()) {
+            if (stopped()) return std::nullopt;
+            const std::int32_t left = s_.machines - used;
+            if (left < 1) return std::nullopt;
+            std::optional<std::pair<std::int32_t, stage_fill>> next = last_stage(t, used);
+            const bool last = next.has_value();
+            if (!last) next = best_stage(t, used);
+            if (!next || next->second.added.empty()) return std::nullopt;
+            frontier_.commit(next->second.added);
+            plan.cuts.push_back(frontier_.cut());
+            plan.replicas.push_back(next->first);
+            used += next->first;
+            if (last) break;
+        }
+        return plan;
+    }
+
+    // The stage that finishes the graph on the fewest replicas (bisection: more replicas hold
+    // more), if the machines left can hold it.
+    [[nodiscard]] std::optional<std::pair<std::int32_t, stage_fill>> last_stage(double t, std::int32_t used) {
+        const std::int32_t left = s_.machines - used;
+        const std::int32_t top = s_.straight ? 1 : left;
+        stage_fill all = fill(top, t, used);
+        if (all.added.size() != frontier_.remaining()) return std::nullopt;
+        std::int32_t no = 0, yes = top;
+        while (yes - no > 1) {
+            const std::int32_t mid = no + (yes - no) / 2;
+            stage_fill f = fill(mid, t, used);
+            if (f.added.size() == frontier_.remaining()) {
+                yes = mid;
+                all = std::move(f);
+            } else {
+                no = mid;
+            }
+        }
+        return std::pair{yes, std::move(all)};
+    }
+
+    // A stage that leaves work and at least one machine: the candidate replica counts are 1, 2
+    // and rho_l(t) .. rho_l(t) + 2 of every available layer too slow for one machine (section
+    // 3.2); the most compute per machine wins (ties: more layers, then fewer replicas).
+    [[nodiscard]] std::optional<std::pair<std::int32_t, stage_fill>> best_stage(double t, std::int32_t used) {
+        const std::int32_t cap = s_.machines - used - 1;
+        if (cap < 1) return std::nullopt;
+        std::set<std::int32_t> counts = {1};
+        if (!s_.straight) {
+            counts.insert(2);
+            const layer_figures& f = lattice_.figures();
+            for (const std::size_t l : frontier_.available())
+                if (f.compute[l] > t) {
+                    const std::int32_t rho = fewest_replicas(s_, f.compute[l], f.parameter[l], t, cap);
+                    for (std::int32_t d = 0; d <= 2; ++d) counts.insert(rho + d);
+                }
+        }
+        std::optional<std::pair<std::int32_t, stage_fill>> best;
+        for (const std::int32_t r : counts) {
+            if (r > cap) break;
+            stage_fill f = fill(r, t, used, wide_fill_retries);
+            if (f.added.empty()) continue;
+            if (!best || better(f, r, best->second, best->first)) best = std::pair{r, std::move(f)};
+        }
+        return best;
+    }
+
+    [[nodiscard]] static bool better(const stage_fill& a, std::int32_t ra, const stage_fill& b, std::int32_t rb) {
+        const double pa = a.compute_s / ra, pb = b.compute_s / rb;
+        if (pa != pb) return pa > pb;
+        if (a.added.size() != b.added.size()) return a.added.size() > b.added.size();
+        return ra < rb;
+    }
+
+    // Gives the machines still unused, one at a time, to the stage where one more replica
+    // leaves the slowest stage fastest (the stages after it only gain: fewer machines follow
+    // them, so their memory checks get easier). False when the plan cannot take them.
+    bool pad_replicas(lattice_plan& plan) const {
+        const lattice_pricer pricer(lattice_, s_, plan);
+        for (std::int32_t extra = s_.machines - plan.machines(); extra > 0; --extra) {
+            const std::vector<double> times = pricer.stage_times_s(plan.replicas);
+            // The slowest stage and the slowest of the others, for "every stage but i".
+            const std::size_t top = static_cast<std::size_t>(std::max_element(times.begin(), times.end()) - times.begin());
+            double second = 0.0;
+            for (std::size_t k = 0; k < times.size(); ++k)
+                if (k != top) second = std::max(second, times[k]);
+            std::size_t best = times.size();
+            double best_time = std::numeric_limits<double>::infinity();
+            std::int32_t before = 0;
+            for (std::size_t i = 0; i < times.size(); ++i) {
+                const double others = i == top ? second : times[top];
+                const double mine = pricer.stage_time_s(i, plan.replicas[i] + 1, before);
+                if (std::max(others, mine) < best_time) {
+                    best_time = std::max(others, mine);
+                    best = i;
+                }
+                before += plan.replicas[i];
+            }
+            if (best == times.size()) best = times.size() - 1;  // every choice is +inf: the last stage
+            ++plan.replicas[best];
+        }
+        return true;
+    }
+
+    // A straight pipeline on exactly M machines has M stages: the stage with the most compute
+    // (and two layers or more) is split, by a fill of its own layers to half its compute, until
+    // there are M. False when the layers run out.
+    bool split_to_machines(lattice_plan& plan) {
+        const layer_figures& f = lattice_.figures();
+        while (plan.machines() < s_.machines) {
+            std::size_t widest = plan.cuts.size();
+            double widest_c = -1.0;
+            layer_bits layers;
+            for (std::size_t i = 0; i < plan.cuts.size(); ++i) {
+                layer_bits own = stage_layers(plan, i);
+                std::size_t count = 0;
+                double c = 0.0;
+                for_each_layer(own, [&](std::size_t l) {
+                    ++count;
+                    c += f.compute[l];
+                });
+                if (count >= 2 && c > widest_c) {
+                    widest = i;
+                    widest_c = c;
+                    layers = std::move(own);
+                }
+            }
+            if (widest == plan.cuts.size()) return false;
+            split_stage(plan, widest, layers, widest_c);
+        }
+        return true;
+    }
+
+    [[nodiscard]] layer_bits stage_layers(const lattice_plan& plan, std::size_t i) const {
+        layer_bits own = plan.cuts[i];
+        if (i > 0)
+            for (std::size_t w = 0; w < own.size(); ++w) own[w] &= ~plan.cuts[i - 1][w];
+        return own;
+    }
+
+    // Stage i becomes two: its layers up to about half its compute (a fill within them; at least
+    // one layer, never all), then the rest.
+    void split_stage(lattice_plan& plan, std::size_t i, const layer_bits& layers, double compute) {
+        frontier_.reset(i == 0 ? lattice_.empty_ideal() : plan.cuts[i - 1]);
+        ++fills_;
+        const wide_setting unlimited{.machines = s_.machines, .bandwidth_bytes_per_s = s_.bandwidth_bytes_per_s};
+        stage_fill half = frontier_.fill(unlimited, {.replicas = 1, .time_s = compute / 2.0, .after = 0}, &layers);
+        std::size_t count = 0;
+        for_each_layer(layers, [&](std::size_t) { ++count; });
+        if (half.added.size() == count) half.added.pop_back();  // the last added has no successor among them
+        if (half.added.empty()) {
+            for (const std::size_t l : frontier_.available())
+                if (has_layer(layers, l)) {
+                    half.added.push_back(l);
+                    break;
+                }
+        }
+        frontier_.commit(half.added);
+        plan.cuts.insert(plan.cuts.begin() + static_cast<std::ptrdiff_t>(i), frontier_.cut());
+        plan.replicas.insert(plan.replicas.begin() + static_cast<std::ptrdiff_t>(i), 1);
+    }
+
+    const ideal_lattice& lattice_;
+    wide_setting s_;
+    search_budget budget_;
+    std::chrono::steady_clock::time_point start_;
+    lattice_frontier frontier_;
+    std::optional<lattice_plan> best_;
+    double best_time_ = std::numeric_limits<double>::infinity();
+    std::int64_t tests_ = 0, fills_ = 0, priced_ = 0;
+    search_limit limit_ = search_limit::none;
+};
+
+/// A lattice plan as PipeDream's plan: stage i runs from cut i to cut i + 1 (see pipedream_stage),
+/// compute as PipeDream prints it (the difference of the prefix sums), layers in layer order.
+[[nodiscard]] inline pipedream_plan lattice_plan_description(const ideal_lattice& lattice, const wide_setting& s,
+                                                             const lattice_plan& plan) {
+    const lattice_pricer pricer(lattice, s, plan);
+    const auto& states = pricer.path().states;
+    pipedream_plan out;
+    out.time_per_minibatch_s = pricer.time_s(plan.replicas);
+    for (std::size_t i = 0; i < plan.cuts.size(); ++i) {
+        pipedream_stage stage{.first_state = i, .end_state = i + 1, .replicas = plan.replicas[i]};
+        stage.compute_s = states[i].compute_s - (i > 0 ? states[i - 1].compute_s : 0.0);
+        for_each_layer(plan.cuts[i], [&](std::size_t l) {
+            if (i == 0 || !has_layer(plan.cuts[i - 1], l)) stage.layers.push_back(l);
+        });
+        out.stages.push_back(std::move(stage));
+    }
+    return out;
+}
+
+/// The lower bounds (section 3.1) below `upper` (the best price; +inf: none).
+inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& lattice, const wide_setting& s,
+                                 double upper, pipedream_lattice_details& d) {
+    d.compute_bound_s = lattice_compute_bound(graph, lattice, s);
+    const double hi = std::isfinite(upper) ? upper : lattice.total_compute_s();
+    d.machine_bound_s = largest_failing_threshold(
+                            d.compute_bound_s, hi, [&](double t) { return machine_count_admits(lattice, s, t); }, d.threshold_tests) *
+                        wide_bound_rounding;
+    if (s.straight) {
+        const auto windows = forbidden_compute_windows(lattice);
+        const double total = lattice.total_compute_s();
+        d.window_bound_s = largest_failing_threshold(
+                               d.compute_bound_s, hi, [&](double t) { return window_cuts_admit(windows, total, s.machines, t); },
+                               d.threshold_tests) *
+                           wide_bound_rounding;
+    }
+    d.lower_bound_s = std::max({d.compute_bound_s, d.machine_bound_s, d.window_bound_s});
+}
+
+/// The result of the wide path once its bounds are known.
+[[nodiscard]] inline pipedream_result lattice_result(const ideal_lattice& lattice, const wide_setting& s,
+                                                     const lattice_packer& packer, pipedream_lattice_details d) {
+    pipedream_result result;
+    result.details.states_enumerated = false;
+    result.counters.nodes = packer.fills();
+    result.counters.evaluations = packer.plans_priced();
+    const double lower = d.lower_bound_s;
+    if (!packer.best()) {
+        result.status = solve_status::no_plan_found;
+        result.limit = packer.limit();
+        result.bound = lower;
+        result.reason = packer.limit() != search_limit::none
+                            ? "the wide path stopped at its budget (options.budget) before it found a partition"
+                            : "the wide path's packing found no partition within the memory constraint (memory_bytes) "
+                              "on a straight pipeline; none is proven impossible";
+        result.details.lattice = d;
+        return result;
+    }
+    pipedream_plan plan = lattice_plan_description(lattice, s, *packer.best());
+    const double upper = plan.time_per_minibatch_s;
+    d.gap_ratio = lower > 0.0 ? (upper - lower) / lower : 0.0;
+    result.objective_value = upper;
+    result.plan = std::move(plan);
+    if (upper <= lower * (1.0 + wide_relative_gap)) {
+        result.status = solve_status::optimal;
+        result.bound = upper;
+    } else {
+        result.status = solve_status::feasible;
+        result.limit = packer.limit();
+        result.bound = lower;
+        result.reason = "a partition within " + format_number(100.0 * d.gap_ratio) +
+                        " % of the proven lower bound; the graph has more than options.max_states antichain states, so "
+                        "PipeDream's recurrence was not run and optimality is not proven";
+    }
+    result.details.lattice = d;
+    return result;
+}
+
+/// PipeDream's partitioning of one level of a single-source graph without its states (the caller,
+/// pipedream_partition, routes here; partition/pipedream.hpp).
+[[nodiscard]] inline pipedream_result pipedream_partition_wide(const layer_graph& graph, const pipedream_options& options) {
+    const auto start = std::chrono::steady_clock::now();
+    const ideal_lattice lattice(graph);
+    const wide_setting s = wide_setting::of(options);
+    pipedream_lattice_details d{.kept_layers = lattice.kept_count()};
+    if (s.straight && !s.fewer && lattice.kept_count() < static_cast<std::size_t>(s.machines)) {
+        // M nonempty stages need M layers: PipeDream's A[0][S-1][M-1] is None.
+        pipedream_result none;
+        none.status = solve_status::infeasible;
+        none.reason = "a straight pipeline on " + std::to_string(s.machines) + " machines needs as many stages, and the graph has " +
+                      std::to_string(lattice.kept_count()) + " layers";
+        none.details.states_enumerated = false;
+        none.details.lattice = d;
+        return none;
+    }
+    lattice_packer packer(lattice, s, options.budget, start);
+    packer.run(lattice_compute_bound(graph, lattice, s));
+    lattice_lower_bounds(graph, lattice, s, packer.best_time_s(), d);
+    d.threshold_tests += packer.threshold_tests();
+    d.fills = packer.fills();
+    return lattice_result(lattice, s, packer, d);
+}
+
+}  // namespace dnnplan::detail

@@ -1,0 +1,268 @@
+// PipeDream's objective on graphs over options.max_states states: the wide path
+// (partition/pipedream_wide.hpp; docs/design/pipedream-wide-graphs.md, sections 3 and 5). Forced
+// onto the small fixtures (max_states = 0) it is held to the exact solver: its bound is below the
+// exact answer, its partition's time above it, that time is PipeDream's price of the partition
+// (re-priced here over the exact solver's own states), and optimal means equal. The routing
+// leaves every graph within max_states on the exact path. On the wide fixtures: valid plans,
+// repeatable results, and the prototype's published values (design note, section 4).
+
+#include <dnnplan/io/pipedream_graph.hpp>
+#include <dnnplan/partition/pipedream.hpp>
+#include <dnnplan/solve/pipeline_plan/solve.hpp>
+
+#include "../support/checks.hpp"
+#include "../support/pipedream_fixtures.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using dnnplan_test::pipedream_fixture;
+
+dnnplan::pipedream_result wide_run(const dnnplan::layer_graph& graph, dnnplan::pipedream_options o) {
+    o.max_states = 0;
+    return dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o});
+}
+
+bool within_relative(double a, double b, double tolerance) { return a <= b + tolerance * std::abs(b); }
+
+/// The flag sets of the comparison: none, straight, fewer, memory, and memory on a straight
+/// pipeline (which may have no partition), the memory at `memory_bytes`.
+std::vector<dnnplan::pipedream_options> wide_flag_sets(std::int32_t m, double memory_bytes) {
+    std::vector<dnnplan::pipedream_options> sets(5);
+    for (auto& o : sets) o.machines = {m};
+    sets[1].straight_pipeline = true;
+    sets[2].use_fewer_machines = true;
+    sets[3].use_memory_constraint = sets[4].use_memory_constraint = true;
+    sets[3].memory_bytes = sets[4].memory_bytes = memory_bytes;
+    sets[4].straight_pipeline = true;
+    return sets;
+}
+
+/// Half of the kept layers' activation and parameter bytes: a limit that binds.
+double half_model_bytes(const dnnplan::layer_graph& graph) {
+    const std::vector<bool> removed = dnnplan::detail::pipedream_removed_layers(graph);
+    double bytes = 0.0;
+    for (std::size_t i = 0; i < graph.size(); ++i)
+        if (!removed[i]) bytes += graph.at(i).activation_bytes + graph.at(i).parameter_bytes;
+    return bytes / 2.0;
+}
+
+/// A wide plan is a chain of ideals: every kept layer in exactly one stage, no removed layer,
+/// every prefix of stages closed under the kept in-neighbours, cut ordinals for state numbers,
+/// M machines (at most M with use_fewer_machines), one replica per stage on a straight pipeline.
+void check_wide_plan(const dnnplan::layer_graph& graph, const dnnplan::pipedream_plan& plan, const dnnplan::pipedream_options& o) {
+    const std::vector<bool> removed = dnnplan::detail::pipedream_removed_layers(graph);
+    std::vector<int> stage_of(graph.size(), -1);
+    std::int32_t used = 0;
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+        const auto& st = plan.stages[s];
+        CHECK(st.first_state == s);
+        CHECK(st.end_state == s + 1);
+        CHECK(st.replicas >= 1);
+        if (o.straight_pipeline) CHECK(st.replicas == 1);
+        REQUIRE_FALSE(st.layers.empty());
+        used += st.replicas;
+        for (const std::size_t l : st.layers) {
+            REQUIRE(l < graph.size());
+            CHECK_FALSE(removed[l]);
+            CHECK(stage_of[l] == -1);
+            stage_of[l] = static_cast<int>(s);
+        }
+    }
+    for (std::size_t l = 0; l < graph.size(); ++l) {
+        if (removed[l]) continue;
+        CHECK(stage_of[l] >= 0);
+        for (const std::size_t p : graph.predecessors(l))
+            if (!removed[p]) CHECK(stage_of[p] <= stage_of[l]);  // the prefixes are ideals
+    }
+    if (o.use_fewer_machines) CHECK(used <= o.machines[0]);
+    else CHECK(used == o.machines[0]);
+}
+
+/// The state of `states` whose layers are exactly those of stages 0..s of `plan`.
+std::size_t state_of_prefix(const dnnplan::antichain_states& states, const dnnplan::pipedream_plan& plan, std::size_t s) {
+    std::vector<std::size_t> layers;
+    for (std::size_t i = 0; i <= s; ++i) layers.insert(layers.end(), plan.stages[i].layers.begin(), plan.stages[i].layers.end());
+    std::sort(layers.begin(), layers.end());
+    for (std::size_t j = 0; j < states.states.size(); ++j) {
+        std::vector<std::size_t> own = dnnplan::state_layers(states, j);
+        std::sort(own.begin(), own.end());
+        if (own == layers) return j;
+    }
+    FAIL("stages 0.." << s << " are no state of PipeDream's");
+    return 0;
+}
+
+/// The plan's time as PipeDream's recurrence prices its path over the exact solver's states:
+/// stage (k, j] on r replicas after the machines before it, the first stage the initialisation.
+double reprice(const dnnplan::antichain_states& states, const dnnplan::pipedream_plan& plan, const dnnplan::pipedream_options& o) {
+    const dnnplan::pipedream_stage_cost cost(
+        states, {.bandwidth_bytes_per_s = 1e9, .activation_compression_ratio = o.activation_compression_ratio,
+                 .memory_bytes = o.use_memory_constraint ? std::optional<double>(o.memory_bytes) : std::nullopt});
+    double slowest = 0.0;
+    std::int32_t before = 0;
+    std::size_t first = 0;
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+        const std::size_t j = state_of_prefix(states, plan, s);
+        slowest = std::max(slowest, cost.stage_time_s({.first_state = first, .end_state = j + 1, .replicas = plan.stages[s].replicas,
+                                                       .devices_before = before, .devices_total = o.machines[0]}));
+        before += plan.stages[s].replicas;
+        first = j + 1;
+    }
+    return slowest;
+}
+
+/// The wide result against the exact one (same options).
+void check_against_exact(const dnnplan::layer_graph& graph, const dnnplan::antichain_states& states,
+                         const dnnplan::pipedream_options& o, const dnnplan::pipedream_result& exact,
+                         const dnnplan::pipedream_result& wide) {
+    dnnplan_test::check_result_shape(wide);
+    CHECK_FALSE(wide.details.states_enumerated);
+    CHECK(wide.limit == dnnplan::search_limit::none);
+    if (!exact.plan) {  // PipeDream's None: no real partition has a finite price
+        CHECK_FALSE(wide.plan);
+        return;
+    }
+    const double best = exact.plan->time_per_minibatch_s;
+    REQUIRE(wide.bound);
+    CHECK(within_relative(*wide.bound, best, 1e-12));
+    CHECK((*wide.bound == wide.details.lattice.lower_bound_s || wide.status == dnnplan::solve_status::optimal));
+    if (!wide.plan) {
+        CHECK(wide.status == dnnplan::solve_status::no_plan_found);
+        return;
+    }
+    const double time = wide.plan->time_per_minibatch_s;
+    CHECK(*wide.objective_value == time);
+    CHECK(within_relative(best, time, 1e-12));
+    CHECK(std::abs(reprice(states, *wide.plan, o) - time) <= 1e-12 * time);
+    if (wide.status == dnnplan::solve_status::optimal) CHECK(std::abs(time - best) <= 1e-9 * best);
+    check_wide_plan(graph, *wide.plan, o);
+}
+
+}  // namespace
+
+TEST_CASE("the wide path bounds the exact answer on every single-source fixture", "[partition][pipedream][wide][oracle]") {
+    std::int64_t compared = 0, optimal = 0, infeasible = 0;
+    for (const char* name : {"vgg16", "alexnet", "resnet18", "resnet50", "resnext50", "squeezenet1_0", "resnet101", "resnext101", "densenet121"}) {
+        const auto graph = pipedream_fixture(name);
+        const auto states = dnnplan::build_antichain_states(graph);
+        REQUIRE_FALSE(dnnplan::try_build_antichain_states(graph, 0));  // a branching graph: the wide path can be forced
+        for (const std::int32_t m : {1, 2, 3, 4, 8, 16})
+            for (const auto& o : wide_flag_sets(m, half_model_bytes(graph))) {
+                INFO(name << " on " << m << " machines, straight " << o.straight_pipeline << ", fewer " << o.use_fewer_machines
+                          << ", memory " << o.use_memory_constraint);
+                const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o}, states);
+                const auto wide = wide_run(graph, o);
+                check_against_exact(graph, states, o, exact, wide);
+                ++compared;
+                optimal += wide.status == dnnplan::solve_status::optimal ? 1 : 0;
+                infeasible += exact.plan ? 0 : 1;
+            }
+    }
+    CHECK(compared == 9 * 6 * 5);
+    // The bounds meet on a good share of the runs (one machine, straight pipelines the
+    // windows close), and some straight runs have no partition at all.
+    CHECK(optimal >= compared / 4);
+    CHECK(infeasible > 0);
+}
+
+TEST_CASE("graphs within max_states keep the exact path", "[partition][pipedream][wide]") {
+    const auto graph = pipedream_fixture("resnet50");
+    dnnplan::pipedream_options o;
+    o.machines = {4};
+    const auto routed = dnnplan::pipedream_partition(graph, o);
+    const auto direct = dnnplan::pipedream_partition(graph, dnnplan::build_antichain_states(graph), o);
+    REQUIRE(routed.plan);
+    CHECK(routed.details.states_enumerated);
+    CHECK(routed.details.num_states == 240);
+    CHECK(routed.plan->time_per_minibatch_s == direct.plan->time_per_minibatch_s);
+    CHECK(routed.details.work == direct.details.work);
+    CHECK(routed.details.lattice == dnnplan::pipedream_lattice_details{});
+
+    // A chain has no state limit: max_states = 0 still answers exactly.
+    o.max_states = 0;
+    std::string text;
+    for (const char* id : {"node1", "node2", "node3", "node4", "node5"}) text += dnnplan_test::pipedream_node(id);
+    text += "\tnode1 -- node2\n\tnode2 -- node3\n\tnode3 -- node4\n\tnode4 -- node5\n";
+    const auto chain = dnnplan::pipedream_partition(dnnplan::parse_pipedream_graph(text), o);
+    CHECK(chain.details.states_enumerated);
+    CHECK(chain.status == dnnplan::solve_status::optimal);
+}
+
+TEST_CASE("graphs over max_states: statuses, not refusals, where the wide path cannot go", "[partition][pipedream][wide][errors]") {
+    const auto graph = pipedream_fixture("resnet50");
+    CHECK_FALSE(dnnplan::try_build_antichain_states(graph, 239));
+    CHECK(dnnplan::try_build_antichain_states(graph, 240));
+    CHECK(dnnplan_test::field_of([&] { return dnnplan::build_antichain_states(graph, 239); }) == "graph");
+
+    dnnplan::pipedream_options levels;
+    levels.machines = {2, 2};
+    levels.max_states = 100;
+    const auto hierarchy = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = levels});
+    dnnplan_test::check_result_shape(hierarchy);
+    CHECK(hierarchy.status == dnnplan::solve_status::no_plan_found);
+    CHECK(dnnplan_test::contains(hierarchy.reason, "options.machines"));
+    CHECK_FALSE(hierarchy.details.states_enumerated);
+
+    // Several sources (gnmt's): the ideals are not PipeDream's states; the refusal stays.
+    dnnplan::pipedream_options one;
+    one.machines = {4};
+    one.max_states = 10;
+    const auto gnmt = pipedream_fixture("gnmt");
+    CHECK(dnnplan_test::field_of([&] { return dnnplan::pipedream_partition(gnmt, one); }) == "graph");
+    CHECK(dnnplan_test::field_of([&] { return dnnplan::solve(dnnplan::pipedream_request{.graph = gnmt, .options = one}); }) == "graph");
+}
+
+TEST_CASE("a budget stops the wide path with a status", "[partition][pipedream][wide]") {
+    const auto graph = pipedream_fixture("densenet121");
+    dnnplan::pipedream_options o;
+    o.machines = {8};
+    o.budget.max_nodes = 3;
+    const auto r = wide_run(graph, o);
+    dnnplan_test::check_result_shape(r);
+    CHECK(r.limit == dnnplan::search_limit::nodes);
+    CHECK(r.status != dnnplan::solve_status::optimal);
+    REQUIRE(r.bound);
+    if (r.plan) CHECK(*r.bound <= *r.objective_value);
+}
+
+TEST_CASE("the wide fixtures: valid plans, repeatable, the prototype's optima", "[partition][pipedream][wide][published]") {
+    // inception_v3 on straight pipelines: 0.177874 s on 4 machines, 0.040494 s (its largest
+    // layer) on 64, both optimal in the design note's prototype (section 4).
+    const auto inception = pipedream_fixture("inception_v3");
+    CHECK_FALSE(dnnplan::try_build_antichain_states(inception));
+    for (const auto& [m, expected] : {std::pair{4, 0.177874}, std::pair{64, 0.040494}}) {
+        dnnplan::pipedream_options o;
+        o.machines = {m};
+        o.straight_pipeline = true;
+        const auto r = dnnplan::solve(dnnplan::pipedream_request{.graph = inception, .options = o});
+        INFO("inception_v3 straight on " << m);
+        dnnplan_test::check_result_shape(r);
+        REQUIRE(r.status == dnnplan::solve_status::optimal);
+        CHECK(std::abs(*r.objective_value - expected) <= 1e-9 * expected);
+        check_wide_plan(inception, *r.plan, o);
+    }
+    // nasnetamobile (1.6e11 states): within 1 % of the proven bound, and the same answer twice.
+    const auto nasnet = pipedream_fixture("nasnetamobile");
+    dnnplan::pipedream_options o;
+    o.machines = {16};
+    const auto r = dnnplan::solve(dnnplan::pipedream_request{.graph = nasnet, .options = o});
+    dnnplan_test::check_result_shape(r);
+    REQUIRE(r.plan);
+    CHECK(*r.bound >= *r.objective_value / 1.01);
+    check_wide_plan(nasnet, *r.plan, o);
+    const auto again = dnnplan::solve(dnnplan::pipedream_request{.graph = nasnet, .options = o});
+    CHECK(*again.objective_value == *r.objective_value);
+    CHECK(*again.bound == *r.bound);
+    REQUIRE(again.plan->stages.size() == r.plan->stages.size());
+    for (std::size_t s = 0; s < r.plan->stages.size(); ++s) CHECK(again.plan->stages[s].layers == r.plan->stages[s].layers);
+}
