@@ -69,20 +69,30 @@ int run(int argc, char** argv) {
         std::cout << dnnplan::to_json_text(r) << '\n';
         return 0;
     }
-    std::cout << "Total number of states: " << r.details.num_states << '\n';
+    if (r.details.states_enumerated)
+        std::cout << "Total number of states: " << r.details.num_states << '\n';
+    else  // the wide path (docs/solvers/pipeline_plan.md, "Wide graphs"): stages run between cuts
+        std::cout << "Total number of states: more than " << options.max_states << " (not enumerated; "
+                  << r.details.lattice.kept_layers << " layers, stages between cuts)\n";
     if (!r.plan) {
         if (r.limit != dnnplan::search_limit::none)  // a budget stopped it: nothing is proven
             std::cout << "No partition found, limit: " << to_string(r.limit) << " (" << r.reason << ").\n";
+        else if (r.status == dnnplan::solve_status::no_plan_found)
+            std::cout << "No partition found (" << r.reason << ").\n";
         else
             std::cout << "No partition satisfies the constraints.\n";
         return 0;
     }
-    std::cout << "(Split start, split end) / compute time taken per stage / replication factor per stage:\n";
+    std::cout << (r.details.states_enumerated ? "(Split start, split end)" : "(Cut start, cut end)")
+              << " / compute time taken per stage / replication factor per stage:\n";
     for (const auto& s : r.plan->stages)
         std::cout << "(" << s.first_state << ", " << s.end_state << ") " << s.compute_s << " " << s.replicas << "  ["
                   << s.layers.size() << " layers: " << request.graph.at(s.layers.front()).id << " .. "
                   << request.graph.at(s.layers.back()).id << "]\n";
     std::cout << std::setprecision(10) << "Time per stage in pipeline: " << r.plan->time_per_minibatch_s << '\n';
+    if (r.status == dnnplan::solve_status::feasible)  // not proven optimal: the bound it is proven against
+        std::cout << "Proven lower bound: " << *r.bound << " (gap " << std::setprecision(3) << 100.0 * r.details.lattice.gap_ratio
+                  << " %)\n";
     return 0;
 }
 

@@ -39,3 +39,19 @@ expect_malformed("-n;4" "--pipedream-graph;${FIXTURES}/vgg16.txt" "--pipedream-g
                  "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;--colour" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;-b;-1"
                  "--pipedream-graph;${FIXTURES}/README.md;-n;4" "--pipedream-graph;/nonexistent.txt;-n;4"
                  "--pipedream-graph;${FIXTURES}/../cli/empty.txt;-n;4")
+
+# A graph over max_states (20,000) antichain states takes the wide path: inception_v3 (221,564
+# states) on a straight pipeline of 4 machines, where its bounds meet at 0.177874 s (the design
+# note's prototype, docs/design/pipedream-wide-graphs.md, section 4); nasnetalarge (5.8e12
+# states) on 16 machines, a partition with its proven lower bound.
+run(--pipedream-graph "${FIXTURES}/inception_v3.txt" -n 4 --straight-pipeline --json)
+expect("inception_v3: exit code ${code}" code EQUAL 0)
+string(JSON status GET "${out}" status)
+string(JSON enumerated GET "${out}" details states_enumerated)
+string(JSON time GET "${out}" plan time_per_minibatch_s)
+expect("inception_v3 straight 4: status ${status}, states enumerated ${enumerated}, time ${time}"
+       status STREQUAL "optimal" AND enumerated STREQUAL "OFF" AND time GREATER 0.1778739 AND time LESS 0.1778741)
+run(--pipedream-graph "${FIXTURES}/nasnetalarge.txt" -n 16)
+expect("nasnetalarge: exit code ${code}" code EQUAL 0)
+expect_printed("nasnetalarge" "Total number of states: more than 20000 (not enumerated")
+expect_printed("nasnetalarge" "Proven lower bound: ")

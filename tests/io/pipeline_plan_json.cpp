@@ -288,7 +288,7 @@ TEST_CASE("a PipeDream request and its result round-trip; the result has the res
     CHECK(ordered_json(dnnplan::pipedream_options{.machines = {2, 4}}).dump() ==
           R"({"machines":[2,4],"bandwidths_bytes_per_s":[],"activation_compression_ratio":null,"straight_pipeline":false,)"
           R"("use_memory_constraint":false,"memory_bytes":16000000000.0,"use_fewer_machines":false,)"
-          R"("budget":{"max_nodes":10000000,"max_evaluations":1000000000,"max_time_s":0.0}})");
+          R"("budget":{"max_nodes":10000000,"max_evaluations":1000000000,"max_time_s":0.0},"max_states":20000})");
 
     const auto r = dnnplan::solve(request);
     REQUIRE(r.status == dnnplan::solve_status::optimal);
@@ -328,6 +328,28 @@ TEST_CASE("a PipeDream request and its result round-trip; the result has the res
     CHECK(n["objective_value"].is_null());
     CHECK(n["bound"].is_null());
     CHECK_FALSE(n.get<dnnplan::pipedream_result>().plan.has_value());
+
+    // A result of the wide path (max_states = 0 sends vgg16 there): cut ordinals for states,
+    // states_enumerated false and the lattice's bounds, all read back.
+    auto wide_request = request;
+    wide_request.options.max_states = 0;
+    const auto wide = dnnplan::solve(wide_request);
+    REQUIRE(wide.plan);
+    check_round_trip(wide);
+    const ordered_json w = wide;
+    CHECK(w["details"]["states_enumerated"] == false);
+    CHECK(w["details"]["lattice"]["lower_bound_s"] == wide.details.lattice.lower_bound_s);
+    CHECK(w["details"]["lattice"]["kept_layers"] == 40);
+    CHECK(w["plan"]["stages"][0]["first_state"] == 0);
+    CHECK(w["plan"]["stages"][0]["end_state"] == 1);
+    const auto wide_back = w.get<dnnplan::pipedream_result>();
+    CHECK(wide_back.details.lattice == wide.details.lattice);
+    CHECK_FALSE(wide_back.details.states_enumerated);
+    // A result written before the wide path (no states_enumerated, no lattice) reads as the exact path's.
+    ordered_json old = r;
+    old["details"].erase("states_enumerated");
+    old["details"].erase("lattice");
+    CHECK(old.get<dnnplan::pipedream_result>().details.states_enumerated);
 }
 
 TEST_CASE("the PipeDream readers name the field of every rejection", "[io][json][partition][errors]") {

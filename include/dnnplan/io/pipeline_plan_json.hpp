@@ -195,6 +195,7 @@ struct json_fields<pipedream_options> {
         optional("memory_bytes", &pipedream_options::memory_bytes),
         optional("use_fewer_machines", &pipedream_options::use_fewer_machines),
         optional("budget", &pipedream_options::budget),
+        optional("max_states", &pipedream_options::max_states),
     };
 };
 
@@ -231,9 +232,27 @@ struct json_fields<pipedream_counters> {
 };
 
 template <>
+struct json_fields<pipedream_lattice_details> {
+    static constexpr auto fields = std::tuple{
+        required("kept_layers", &pipedream_lattice_details::kept_layers),
+        required("lower_bound_s", &pipedream_lattice_details::lower_bound_s),
+        required("gap_ratio", &pipedream_lattice_details::gap_ratio),
+        required("compute_bound_s", &pipedream_lattice_details::compute_bound_s),
+        required("machine_bound_s", &pipedream_lattice_details::machine_bound_s),
+        required("window_bound_s", &pipedream_lattice_details::window_bound_s),
+        required("threshold_tests", &pipedream_lattice_details::threshold_tests),
+        required("fills", &pipedream_lattice_details::fills),
+    };
+};
+
+/// states_enumerated and lattice are optional when read (results written before the wide path
+/// have neither: the exact path, nothing of the lattice's).
+template <>
 struct json_fields<pipedream_details> {
     static constexpr auto fields = std::tuple{required("num_states", &pipedream_details::num_states),
-                                              required("work", &pipedream_details::work)};
+                                              required("work", &pipedream_details::work),
+                                              optional("states_enumerated", &pipedream_details::states_enumerated),
+                                              optional("lattice", &pipedream_details::lattice)};
 };
 
 template <>
