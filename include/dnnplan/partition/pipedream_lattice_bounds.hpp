@@ -133,25 +133,132 @@ inline constexpr double wide_bound_rounding = 1.0 - 1e-12;
     return merged;
 }
 
-/// The window bound's test at T for a straight pipeline: its at most M stages on one replica
-/// each are cuts 0 = p_0 < p_1 < ... < p_k = C with p_i - p_(i-1) <= T, every p_i the compute of
-/// an ideal, hence outside the forbidden windows. Jumping each time to the farthest allowed
-/// point within T reaches C in the fewest jumps; more than M: nothing runs within T.
-[[nodiscard]] inline bool window_cuts_admit(const std::vector<std::pair<double, double>>& windows, double total,
-                                            std::int32_t machines, double t) {
-    double p = 0.0;
-    for (std::int32_t stage = 0; stage < machines; ++stage) {
-        const double target = p + t;
-        if (target >= total) return true;
-        // The window holding target, if any: the last one starting below it.
-        auto it = std::upper_bound(windows.begin(), windows.end(), std::make_pair(target, std::numeric_limits<double>::infinity()));
-        double next = target;
-        if (it != windows.begin() && std::prev(it)->first < target && target < std::prev(it)->second) next = std::prev(it)->first;
-        if (!(next > p)) return false;
-        p = next;
-    }
-    return false;
+/// The farthest cut position within `to` (a point outside every forbidden window), or `to`.
+[[nodiscard]] inline double farthest_allowed(const std::vector<std::pair<double, double>>& windows, double to) {
+    // The window holding `to`, if any: the last one starting below it.
+    const auto it = std::upper_bound(windows.begin(), windows.end(), std::make_pair(to, std::numeric_limits<double>::infinity()));
+    if (it != windows.begin() && std::prev(it)->first < to && to < std::prev(it)->second) return std::prev(it)->first;
+    return to;
 }
+
+/// The window bound (section 3.1's window relaxation, with single points for positions): the
+/// stages are cuts 0 = p_0 < p_1 < ... < p_k = C, every p_i the compute of an ideal and hence
+/// outside the forbidden windows. A stage (p, p'] holds every layer l with p < e_l (no ideal of
+/// compute p holds l) and p' > g_l (every ideal of compute p' does): its parameters W are at
+/// least theirs, W(p, p'), and on r replicas within T it needs
+///     (p' - p) + q_r W(p, p') <= r T.
+/// W(p, p') grows with p' and falls with p, so reaching farther never hurts: reach[m], the
+/// farthest cut at most m machines can reach, is the largest over r of the farthest feasible
+/// allowed point from reach[m - r]; a straight pipeline has r = 1 only. As in LB1, a layer with
+/// c_l > T needs rho_l(T) replicas or more: a stage on fewer must stop at or before g_l if it
+/// may not start past it (p < e_l). Not reaching C on M machines: nothing runs within T.
+class window_relaxation {
+public:
+    window_relaxation(const ideal_lattice& lattice, const wide_setting& setting)
+        : setting_(setting), windows_(forbidden_compute_windows(lattice)), total_(lattice.total_compute_s()) {
+        const auto& f = lattice.figures();
+        const auto& cl = lattice.closures();
+        const double slack = 1e-12 * total_;  // the forced sets shrunk against rounding
+        for (const std::size_t l : lattice.kept().order) {
+            double down = f.compute[l], up = f.compute[l];
+            cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
+            cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
+            const layer_window w{.first_with = down - slack, .last_without = total_ - up + slack,
+                                 .parameter_bytes = f.parameter[l], .compute_s = f.compute[l]};
+            if (w.parameter_bytes > 0.0) layers_.push_back(w);
+            heavy_.push_back(w);
+        }
+        std::sort(layers_.begin(), layers_.end(), [](const auto& a, const auto& b) { return a.last_without < b.last_without; });
+        std::sort(heavy_.begin(), heavy_.end(), [](const auto& a, const auto& b) { return a.compute_s > b.compute_s; });
+    }
+
+    [[nodiscard]] bool admits(double t) {
+        const auto m_count = static_cast<std::size_t>(setting_.machines);
+        reach_.assign(m_count + 1, -1.0);  // -1: not reachable
+        reach_[0] = 0.0;
+        prepared_.assign(m_count + 1, false);
+        forced_.resize(m_count + 1);
+        slow_.clear();  // the layers slower than t on one machine, with rho_l(t)
+        for (const layer_window& l : heavy_) {
+            if (l.compute_s <= t) break;
+            slow_.emplace_back(l, fewest_replicas(setting_, l.compute_s, l.parameter_bytes, t, setting_.machines));
+        }
+        for (std::size_t m = 1; m <= m_count; ++m) {
+            reach_[m] = reach_[m - 1];  // idle machines: at most M is a relaxation of exactly M
+            for (std::size_t r = 1; r <= (setting_.straight ? 1 : m); ++r) {
+                if (reach_[m - r] < 0.0) continue;
+                const double next = farthest(m - r, static_cast<std::int32_t>(r), t);
+                if (next >= total_) return true;
+                if (next > reach_[m - r]) reach_[m] = std::max(reach_[m], next);
+            }
+        }
+        return false;
+    }
+
+private:
+    struct layer_window {
+        double first_with = 0.0;    // e_l: the least compute of an ideal holding l
+        double last_without = 0.0;  // g_l: the most compute of an ideal without l
+        double parameter_bytes = 0.0;
+        double compute_s = 0.0;
+    };
+    struct forced_layers {
+        std::vector<double> last_without;  // g_l of the layers with e_l > p, ascending
+        std::vector<double> parameters;    // parameters[i]: the W of the first i of them
+    };
+
+    // The layers a stage starting at reach[k] may be forced to hold.
+    const forced_layers& forced(std::size_t k) {
+        if (!prepared_[k]) {
+            forced_layers& fl = forced_[k];
+            fl.last_without.clear();
+            fl.parameters.assign(1, 0.0);
+            for (const layer_window& l : layers_)
+                if (l.first_with > reach_[k]) {
+                    fl.last_without.push_back(l.last_without);
+                    fl.parameters.push_back(fl.parameters.back() + l.parameter_bytes);
+                }
+            prepared_[k] = true;
+        }
+        return forced_[k];
+    }
+
+    // The farthest allowed p' > p = reach[k] with (p' - p) + q_r W(p, p') <= r t (p if none).
+    // With the first i forced layers in (p' in (g_(i-1), g_i]) p' may go up to
+    // cap_i = p + r t - q_r W_i; the last i with cap_i > g_(i-1) is found by bisection.
+    [[nodiscard]] double farthest(std::size_t k, std::int32_t r, double t) {
+        const double p = reach_[k];
+        const forced_layers& fl = forced(k);
+        const double q = setting_.sync_factor(r);
+        const auto cap = [&](std::size_t i) { return p + static_cast<double>(r) * t - q * fl.parameters[i]; };
+        const auto open = [&](std::size_t i) { return i == 0 || cap(i) > fl.last_without[i - 1]; };
+        // Layers with g_l < p are in for every p' > p.
+        std::size_t lo = static_cast<std::size_t>(std::lower_bound(fl.last_without.begin(), fl.last_without.end(), p) -
+                                                  fl.last_without.begin());
+        if (!open(lo)) return p;
+        std::size_t hi = fl.last_without.size() + 1;  // open(lo) holds; hi is past the end
+        while (hi - lo > 1) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            (open(mid) ? lo : hi) = mid;
+        }
+        double to = cap(lo);
+        if (lo < fl.last_without.size()) to = std::min(to, fl.last_without[lo]);
+        for (const auto& [l, rho] : slow_)
+            if (rho > r && l.first_with > p) to = std::min(to, l.last_without);
+        if (to <= p) return p;
+        if (to >= total_) return to;
+        return std::max(p, farthest_allowed(windows_, to));
+    }
+
+    wide_setting setting_;
+    std::vector<std::pair<double, double>> windows_;
+    double total_;
+    std::vector<layer_window> layers_, heavy_;  // with parameters, by g_l; all, slowest first
+    std::vector<std::pair<layer_window, std::int32_t>> slow_;
+    std::vector<double> reach_;
+    std::vector<bool> prepared_;
+    std::vector<forced_layers> forced_;
+};
 
 /// The largest T in [lo, hi] at which `admits` fails, by geometric bisection to 1e-13 relative
 /// (the tests are monotone: a larger T admits more); lo when it already admits. `tests` counts

@@ -4,7 +4,7 @@
 // ideal lattice of its kept layers with no state enumerated. An upper bound is a real partition
 // priced exactly as PipeDream's recurrence prices it (UB1: greedy lattice packing at a threshold,
 // bisected; partition/pipedream_lattice_pack.hpp); the lower bound is the largest of LB0, LB1
-// (machine counting) and, for straight pipelines, the forbidden-window bound
+// (machine counting) and the forbidden-window bound
 // (partition/pipedream_lattice_bounds.hpp). The status is optimal when they meet within 1e-9
 // (relative), feasible with the bound otherwise (section 3.3).
 
@@ -311,14 +311,9 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
     d.machine_bound_s = largest_failing_threshold(
                             d.compute_bound_s, hi, [&](double t) { return machine_count_admits(lattice, s, t); }, d.threshold_tests) *
                         wide_bound_rounding;
-    if (s.straight) {
-        const auto windows = forbidden_compute_windows(lattice);
-        const double total = lattice.total_compute_s();
-        d.window_bound_s = largest_failing_threshold(
-                               d.compute_bound_s, hi, [&](double t) { return window_cuts_admit(windows, total, s.machines, t); },
-                               d.threshold_tests) *
-                           wide_bound_rounding;
-    }
+    window_relaxation windows(lattice, s);
+    d.window_bound_s = largest_failing_threshold(d.compute_bound_s, hi, [&](double t) { return windows.admits(t); }, d.threshold_tests) *
+                       wide_bound_rounding;
     d.lower_bound_s = std::max({d.compute_bound_s, d.machine_bound_s, d.window_bound_s});
 }
 
