@@ -242,6 +242,8 @@ struct json_fields<pipedream_lattice_details> {
         required("window_bound_s", &pipedream_lattice_details::window_bound_s),
         required("threshold_tests", &pipedream_lattice_details::threshold_tests),
         required("fills", &pipedream_lattice_details::fills),
+        required("family_states", &pipedream_lattice_details::family_states),
+        required("state_pairs", &pipedream_lattice_details::state_pairs),
     };
 };
 

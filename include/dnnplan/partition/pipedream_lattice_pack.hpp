@@ -146,6 +146,28 @@ public:
         return best_;
     }
 
+    /// The kept layers outside the cut and their sums: what a last stage holds.
+    [[nodiscard]] stage_fill rest() const {
+        const layer_figures& f = lattice_.figures();
+        stage_fill out;
+        for (const std::size_t l : lattice_.kept().order)
+            if (!has_layer(cut_, l)) {
+                out.added.push_back(l);
+                out.compute_s += f.compute[l];
+                out.parameter_bytes += f.parameter[l];
+                out.activation_bytes += f.activation[l];
+            }
+        return out;
+    }
+
+    // PipeDream's stage time (C + q_r W) / r within t (transfers aside: the plan's price has
+    // them), and its memory check (Act + W) ceil(after / r) <= memory.
+    [[nodiscard]] static bool fits(const wide_setting& s, const stage_limit& limit, double c, double w, double a) {
+        if (s.compute_time_s(c, w, limit.replicas) > limit.time_s) return false;
+        if (!s.memory_bytes) return true;
+        return (a + w) * std::ceil(static_cast<double>(limit.after) / static_cast<double>(limit.replicas)) <= *s.memory_bytes;
+    }
+
     /// Moves the cut past the layers of a fill.
     void commit(const std::vector<std::size_t>& added) {
         const kept_layers& kept = lattice_.kept();
@@ -214,14 +236,6 @@ private:
         excluded_[l] = 1;
         descend(avail);
         excluded_[l] = 0;
-    }
-
-    // PipeDream's stage time (C + q_r W) / r within t (transfers aside: the plan's price has
-    // them), and its memory check (Act + W) ceil(after / r) <= memory.
-    [[nodiscard]] static bool fits(const wide_setting& s, const stage_limit& limit, double c, double w, double a) {
-        if (s.compute_time_s(c, w, limit.replicas) > limit.time_s) return false;
-        if (!s.memory_bytes) return true;
-        return (a + w) * std::ceil(static_cast<double>(limit.after) / static_cast<double>(limit.replicas)) <= *s.memory_bytes;
     }
 
     const ideal_lattice& lattice_;

@@ -13,6 +13,7 @@
 #include <dnnplan/core/status.hpp>
 #include <dnnplan/partition/ideal_lattice.hpp>
 #include <dnnplan/partition/pipedream_lattice_bounds.hpp>
+#include <dnnplan/partition/pipedream_lattice_local.hpp>
 #include <dnnplan/partition/pipedream_lattice_pack.hpp>
 #include <dnnplan/partition/pipedream_types.hpp>
 #include <dnnplan/workload/layer_graph.hpp>
@@ -26,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -66,6 +68,8 @@ public:
     }
 
     [[nodiscard]] const std::optional<lattice_plan>& best() const noexcept { return best_; }
+    /// Every plan priced, with its price.
+    [[nodiscard]] const std::vector<std::pair<double, lattice_plan>>& plans() const noexcept { return plans_; }
     [[nodiscard]] double best_time_s() const noexcept { return best_time_; }
     [[nodiscard]] std::int64_t threshold_tests() const noexcept { return tests_; }
     [[nodiscard]] std::int64_t fills() const noexcept { return fills_; }
@@ -89,6 +93,7 @@ private:
     void keep(const lattice_plan& plan) {
         ++priced_;
         const double time = lattice_pricer(lattice_, s_, plan).time_s(plan.replicas);
+        plans_.emplace_back(time, plan);
         if (time < best_time_) {
             best_time_ = time;
             best_ = plan;
@@ -109,80 +114,87 @@ private:
         return frontier_.fill(s_, {.replicas = r, .time_s = t, .after = s_.machines - used - r}, nullptr, retries);
     }
 
-    // The stages at threshold t; none when they need more than M machines.
+    // The stages at threshold t; none when they need more than M machines. A dynamic program
+    // over the machines used, keeping for each count u the cut with the most compute done that
+    // u machines reach (more compute done is taken as better: ideals are not totally ordered,
+    // so this is a heuristic, as the greedy fill is): from each, one stage on each candidate
+    // replica count; the first cut from which one stage finishes on the machines left ends it.
     [[nodiscard]] std::optional<lattice_plan> pack(double t) {
-        frontier_.reset(lattice_.empty_ideal());
-        lattice_plan plan;
-        std::int32_t used = 0;
-        while (!frontier_.complete()) {
-            if (stopped()) return std::nullopt;
-            const std::int32_t left = s_.machines - used;
-            if (left < 1) return std::nullopt;
-            std::optional<std::pair<std::int32_t, stage_fill>> next = last_stage(t, used);
-            const bool last = next.has_value();
-            if (!last) next = best_stage(t, used);
-            if (!next || next->second.added.empty()) return std::nullopt;
-            frontier_.commit(next->second.added);
-            plan.cuts.push_back(frontier_.cut());
-            plan.replicas.push_back(next->first);
-            used += next->first;
-            if (last) break;
+        const auto m_count = static_cast<std::size_t>(s_.machines);
+        std::vector<std::optional<std::pair<double, lattice_plan>>> reach(m_count + 1);
+        reach[0].emplace(0.0, lattice_plan{});
+        std::optional<lattice_plan> done;
+        for (std::size_t u = 0; u < m_count; ++u) {
+            if (!reach[u] || stopped()) continue;
+            const auto used = static_cast<std::int32_t>(u);
+            frontier_.reset(reach[u]->second.cuts.empty() ? lattice_.empty_ideal() : reach[u]->second.cuts.back());
+            if (auto last = last_stage(t, used)) {
+                lattice_plan plan = reach[u]->second;
+                frontier_.commit(last->second.added);
+                plan.cuts.push_back(frontier_.cut());
+                plan.replicas.push_back(last->first);
+                if (!done || plan.machines() < done->machines()) done = std::move(plan);
+                continue;
+            }
+            if (done && done->machines() <= used + 1) continue;  // nothing from here ends on fewer
+            for (const std::int32_t r : replica_candidates(t, used)) {
+                // The search's retries where a layer's granularity is felt: a stage on many
+                // replicas loses a small share to its last gap.
+                stage_fill f = fill(r, t, used, r <= 4 ? wide_fill_retries : 0);
+                if (f.added.empty()) continue;
+                const double compute = reach[u]->first + f.compute_s;
+                auto& to = reach[u + static_cast<std::size_t>(r)];
+                const bool finishes = f.added.size() == frontier_.remaining();  // a last stage after all
+                if (!finishes && to && to->first >= compute) continue;
+                lattice_plan plan = reach[u]->second;
+                layer_bits cut = frontier_.cut();
+                for (const std::size_t l : f.added) add_layer(cut, l);
+                plan.cuts.push_back(std::move(cut));
+                plan.replicas.push_back(r);
+                if (!finishes) to.emplace(compute, std::move(plan));
+                else if (!done || plan.machines() < done->machines()) done = std::move(plan);
+            }
         }
-        return plan;
+        return done;
     }
 
-    // The stage that finishes the graph on the fewest replicas (bisection: more replicas hold
-    // more), if the machines left can hold it.
+    // The stage that finishes the graph on the fewest replicas, if the machines left can hold
+    // it. The fills' tests rise with the stage's sums, so a fill takes every layer left iff
+    // their sums fit: no fill is run; the count is bisected (more replicas hold more).
     [[nodiscard]] std::optional<std::pair<std::int32_t, stage_fill>> last_stage(double t, std::int32_t used) {
-        const std::int32_t left = s_.machines - used;
-        const std::int32_t top = s_.straight ? 1 : left;
-        stage_fill all = fill(top, t, used);
-        if (all.added.size() != frontier_.remaining()) return std::nullopt;
+        const std::int32_t top = s_.straight ? 1 : s_.machines - used;
+        stage_fill all = frontier_.rest();
+        if (all.added.empty()) return std::nullopt;
+        const auto holds = [&](std::int32_t r) {
+            return lattice_frontier::fits(s_, {.replicas = r, .time_s = t, .after = s_.machines - used - r}, all.compute_s,
+                                          all.parameter_bytes, all.activation_bytes);
+        };
+        if (!holds(top)) return std::nullopt;
         std::int32_t no = 0, yes = top;
         while (yes - no > 1) {
             const std::int32_t mid = no + (yes - no) / 2;
-            stage_fill f = fill(mid, t, used);
-            if (f.added.size() == frontier_.remaining()) {
-                yes = mid;
-                all = std::move(f);
-            } else {
-                no = mid;
-            }
+            (holds(mid) ? yes : no) = mid;
         }
         return std::pair{yes, std::move(all)};
     }
 
-    // A stage that leaves work and at least one machine: the candidate replica counts are 1, 2
-    // and rho_l(t) .. rho_l(t) + 2 of every available layer too slow for one machine (section
-    // 3.2); the most compute per machine wins (ties: more layers, then fewer replicas).
-    [[nodiscard]] std::optional<std::pair<std::int32_t, stage_fill>> best_stage(double t, std::int32_t used) {
-        const std::int32_t cap = s_.machines - used - 1;
-        if (cap < 1) return std::nullopt;
-        std::set<std::int32_t> counts = {1};
+    // The replica counts tried for a stage that leaves work and at least one machine: 1 to 4,
+    // rho_l(t) .. rho_l(t) + 2 of every available layer too slow for one machine (section 3.2),
+    // and a geometric ladder (x 1.5) for stages that hold much of the graph.
+    [[nodiscard]] std::vector<std::int32_t> replica_candidates(double t, std::int32_t used) const {
+        const std::int32_t cap = s_.straight ? std::min(1, s_.machines - used - 1) : s_.machines - used - 1;
+        std::set<std::int32_t> counts;
+        for (std::int32_t r = 1; r <= std::min(cap, 4); ++r) counts.insert(r);
         if (!s_.straight) {
-            counts.insert(2);
             const layer_figures& f = lattice_.figures();
             for (const std::size_t l : frontier_.available())
                 if (f.compute[l] > t) {
                     const std::int32_t rho = fewest_replicas(s_, f.compute[l], f.parameter[l], t, cap);
-                    for (std::int32_t d = 0; d <= 2; ++d) counts.insert(rho + d);
+                    for (std::int32_t d = 0; d <= 2 && rho + d <= cap; ++d) counts.insert(rho + d);
                 }
+            for (double r = 6.0; r <= cap; r *= 1.5) counts.insert(static_cast<std::int32_t>(r));
         }
-        std::optional<std::pair<std::int32_t, stage_fill>> best;
-        for (const std::int32_t r : counts) {
-            if (r > cap) break;
-            stage_fill f = fill(r, t, used, wide_fill_retries);
-            if (f.added.empty()) continue;
-            if (!best || better(f, r, best->second, best->first)) best = std::pair{r, std::move(f)};
-        }
-        return best;
-    }
-
-    [[nodiscard]] static bool better(const stage_fill& a, std::int32_t ra, const stage_fill& b, std::int32_t rb) {
-        const double pa = a.compute_s / ra, pb = b.compute_s / rb;
-        if (pa != pb) return pa > pb;
-        if (a.added.size() != b.added.size()) return a.added.size() > b.added.size();
-        return ra < rb;
+        return {counts.begin(), counts.end()};
     }
 
     // Gives the machines still unused, one at a time, to the stage where one more replica
@@ -279,6 +291,7 @@ private:
     std::chrono::steady_clock::time_point start_;
     lattice_frontier frontier_;
     std::optional<lattice_plan> best_;
+    std::vector<std::pair<double, lattice_plan>> plans_;
     double best_time_ = std::numeric_limits<double>::infinity();
     std::int64_t tests_ = 0, fills_ = 0, priced_ = 0;
     search_limit limit_ = search_limit::none;
@@ -303,6 +316,26 @@ private:
     return out;
 }
 
+/// UB3's family: at most this many ideals (their predecessor rows take |F|^2 / 8 bytes), and
+/// the local search's rounds.
+inline constexpr std::size_t wide_family_cap = 4000;
+inline constexpr int wide_local_rounds = 6;
+
+/// UB3 (section 3.2) from the packer's plans, best first: the local search's best plan and price.
+[[nodiscard]] inline std::pair<lattice_plan, double> improve_locally(const ideal_lattice& lattice, const wide_setting& s,
+                                                                      const lattice_packer& packer, const search_budget& budget,
+                                                                      pipedream_lattice_details& d) {
+    std::vector<const std::pair<double, lattice_plan>*> plans;
+    for (const auto& p : packer.plans()) plans.push_back(&p);
+    std::stable_sort(plans.begin(), plans.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+    lattice_local_search local(lattice, s, wide_family_cap, budget.max_evaluations);
+    for (const auto* p : plans) local.add_cuts(p->second);
+    auto improved = local.improve(*packer.best(), packer.best_time_s(), wide_local_rounds);
+    d.family_states = local.family_size();
+    d.state_pairs = local.work().state_pairs;
+    return improved;
+}
+
 /// The lower bounds (section 3.1) below `upper` (the best price; +inf: none).
 inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& lattice, const wide_setting& s,
                                  double upper, pipedream_lattice_details& d) {
@@ -319,24 +352,25 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
 
 /// The result of the wide path once its bounds are known.
 [[nodiscard]] inline pipedream_result lattice_result(const ideal_lattice& lattice, const wide_setting& s,
-                                                     const lattice_packer& packer, pipedream_lattice_details d) {
+                                                     const std::optional<lattice_plan>& best, search_limit limit,
+                                                     pipedream_lattice_details d) {
     pipedream_result result;
     result.details.states_enumerated = false;
-    result.counters.nodes = packer.fills();
-    result.counters.evaluations = packer.plans_priced();
+    result.counters.nodes = d.fills;
+    result.counters.evaluations = d.threshold_tests;
     const double lower = d.lower_bound_s;
-    if (!packer.best()) {
+    if (!best) {
         result.status = solve_status::no_plan_found;
-        result.limit = packer.limit();
+        result.limit = limit;
         result.bound = lower;
-        result.reason = packer.limit() != search_limit::none
+        result.reason = limit != search_limit::none
                             ? "the wide path stopped at its budget (options.budget) before it found a partition"
                             : "the wide path's packing found no partition within the memory constraint (memory_bytes) "
                               "on a straight pipeline; none is proven impossible";
         result.details.lattice = d;
         return result;
     }
-    pipedream_plan plan = lattice_plan_description(lattice, s, *packer.best());
+    pipedream_plan plan = lattice_plan_description(lattice, s, *best);
     const double upper = plan.time_per_minibatch_s;
     d.gap_ratio = lower > 0.0 ? (upper - lower) / lower : 0.0;
     result.objective_value = upper;
@@ -346,7 +380,7 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
         result.bound = upper;
     } else {
         result.status = solve_status::feasible;
-        result.limit = packer.limit();
+        result.limit = limit;
         result.bound = lower;
         result.reason = "a partition within " + format_number(100.0 * d.gap_ratio) +
                         " % of the proven lower bound; the graph has more than options.max_states antichain states, so "
@@ -374,11 +408,14 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
         return none;
     }
     lattice_packer packer(lattice, s, options.budget, start);
-    packer.run(lattice_compute_bound(graph, lattice, s));
-    lattice_lower_bounds(graph, lattice, s, packer.best_time_s(), d);
+    const bool finished = packer.run(lattice_compute_bound(graph, lattice, s));
+    std::optional<lattice_plan> best = packer.best();
+    double best_time = packer.best_time_s();
+    if (best && finished) std::tie(best, best_time) = improve_locally(lattice, s, packer, options.budget, d);
+    lattice_lower_bounds(graph, lattice, s, best_time, d);
     d.threshold_tests += packer.threshold_tests();
     d.fills = packer.fills();
-    return lattice_result(lattice, s, packer, d);
+    return lattice_result(lattice, s, best, packer.limit(), d);
 }
 
 }  // namespace dnnplan::detail
