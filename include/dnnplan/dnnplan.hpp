@@ -69,11 +69,17 @@
 #include <dnnplan/search/pareto.hpp>
 
 #include <dnnplan/partition/antichain.hpp>
+#include <dnnplan/partition/ideal_lattice.hpp>
 #include <dnnplan/partition/pipedream.hpp>
 #include <dnnplan/partition/pipedream_bounds.hpp>
 #include <dnnplan/partition/pipedream_chain.hpp>
 #include <dnnplan/partition/pipedream_cost.hpp>
+#include <dnnplan/partition/pipedream_lattice_bounds.hpp>
+#include <dnnplan/partition/pipedream_lattice_local.hpp>
+#include <dnnplan/partition/pipedream_lattice_pack.hpp>
 #include <dnnplan/partition/pipedream_row.hpp>
+#include <dnnplan/partition/pipedream_types.hpp>
+#include <dnnplan/partition/pipedream_wide.hpp>
 #include <dnnplan/partition/pipeline_dp.hpp>
 
 #include <dnnplan/solve/deadline_policy/observation.hpp>

@@ -120,7 +120,8 @@ public:
                 ++done_;
                 continue;
             }
-            for (const std::size_t p : kept.pred[l]) pending_[l] += has_layer(d, p) ? 0 : 1;
+            for (const std::size_t p : kept.pred[l])
+                if (!has_layer(d, p)) ++pending_[l];
             if (pending_[l] == 0) available_.push_back(l);
         }
     }
