@@ -38,7 +38,7 @@ inline constexpr double wide_relative_gap = 1e-9;
 
 /// The fill search's retries for a stage that leaves work (section 3.2: "greedy largest-first
 /// followed by a bounded DFS"); the last stage needs none (everything fits or not).
-inline constexpr std::int64_t wide_fill_retries = 256;
+inline constexpr std::int64_t wide_fill_retries = 1024;
 
 /// UB1 (section 3.2): at a threshold T, stages are filled one after the other from the empty
 /// cut, each on the replica count whose fill does the most compute per machine; the last one
