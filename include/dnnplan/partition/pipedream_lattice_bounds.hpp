@@ -63,6 +63,10 @@ struct wide_setting {
 
 inline constexpr double wide_bound_rounding = 1.0 - 1e-12;
 
+/// The window bound enumerates the ideals' compute sums when there are at most this many
+/// (inception_v3: 221,564; the nasnets' 1e11-1e12 stop at it and use the windows).
+inline constexpr std::size_t wide_enumerated_ideals = 300000;
+
 /// LB0: the larger of C / M (every stage takes at least its compute over its replicas) and each
 /// layer's least time on its own (pipedream_layer_lower_bound).
 [[nodiscard]] inline double lattice_compute_bound(const layer_graph& graph, const ideal_lattice& lattice, const wide_setting& s) {
@@ -133,6 +137,85 @@ inline constexpr double wide_bound_rounding = 1.0 - 1e-12;
     return merged;
 }
 
+/// The compute sums of every nonempty ideal, sorted and distinct, when there are at most `cap`
+/// ideals (none otherwise): the exact cut positions ("exact points", design section 3.1) where
+/// the windows only exclude some. Enumerated once each by reverse search: an ideal's parent is
+/// it minus its maximal layer latest in the topological order, so a child D + {v} (v on D's
+/// frontier) is visited from D only when v is later than every other maximal layer of D + {v}
+/// (those of D but v's in-neighbours).
+class ideal_compute_enumerator {
+public:
+    explicit ideal_compute_enumerator(const ideal_lattice& lattice, std::size_t cap) : lattice_(lattice), cap_(cap) {
+        const kept_layers& kept = lattice.kept();
+        rank_.assign(lattice.layer_count(), 0);
+        for (std::size_t i = 0; i < kept.order.size(); ++i) rank_[kept.order[i]] = i;
+        pending_.assign(lattice.layer_count(), 0);
+        // Per depth (layers in the ideal) the frontier and the maximal layers, reused.
+        avail_.resize(kept.order.size() + 1);
+        maxima_.resize(kept.order.size() + 1);
+        for (const std::size_t l : kept.order) {
+            pending_[l] = static_cast<std::uint32_t>(kept.pred[l].size());
+            if (pending_[l] == 0) avail_[0].push_back(l);
+        }
+        values_.reserve(std::min<std::size_t>(cap, 1u << 16));
+        visit(0, 0.0);
+    }
+
+    /// The nonempty ideals enumerated (all of them unless over the cap): for one source,
+    /// PipeDream's state count (section 1.3).
+    [[nodiscard]] std::size_t ideal_count() const noexcept { return values_.size(); }
+    [[nodiscard]] bool complete() const noexcept { return !over_; }
+
+    [[nodiscard]] std::optional<std::vector<double>> computes() && {
+        if (over_) return std::nullopt;
+        std::sort(values_.begin(), values_.end());
+        values_.erase(std::unique(values_.begin(), values_.end()), values_.end());
+        return std::move(values_);
+    }
+
+private:
+    // The children of the ideal at `depth` (its frontier avail_[depth], its maximal layers
+    // maxima_[depth]).
+    void visit(std::size_t depth, double compute) {
+        const kept_layers& kept = lattice_.kept();
+        for (std::size_t i = 0; i < avail_[depth].size() && !over_; ++i) {
+            const std::size_t v = avail_[depth][i];
+            const auto& in = kept.pred[v];
+            auto& next_max = maxima_[depth + 1];
+            next_max.assign(1, v);
+            bool canonical = true;
+            for (const std::size_t u : maxima_[depth]) {
+                if (std::find(in.begin(), in.end(), u) != in.end()) continue;
+                canonical = canonical && rank_[u] < rank_[v];
+                next_max.push_back(u);
+            }
+            if (!canonical) continue;
+            if (values_.size() >= cap_) {
+                over_ = true;
+                return;
+            }
+            const double c = compute + lattice_.figures().compute[v];
+            values_.push_back(c);
+            auto& next_avail = avail_[depth + 1];
+            next_avail.clear();
+            for (const std::size_t a : avail_[depth])
+                if (a != v) next_avail.push_back(a);
+            for (const std::size_t w : kept.succ[v])
+                if (--pending_[w] == 0) next_avail.push_back(w);
+            visit(depth + 1, c);
+            for (const std::size_t w : kept.succ[v]) ++pending_[w];
+        }
+    }
+
+    const ideal_lattice& lattice_;
+    std::size_t cap_;
+    std::vector<std::size_t> rank_;
+    std::vector<std::uint32_t> pending_;
+    std::vector<std::vector<std::size_t>> avail_, maxima_;
+    std::vector<double> values_;
+    bool over_ = false;
+};
+
 /// The farthest cut position within `to` (a point outside every forbidden window), or `to`.
 [[nodiscard]] inline double farthest_allowed(const std::vector<std::pair<double, double>>& windows, double to) {
     // The window holding `to`, if any: the last one starting below it.
@@ -170,7 +253,11 @@ public:
         }
         std::sort(layers_.begin(), layers_.end(), [](const auto& a, const auto& b) { return a.last_without < b.last_without; });
         std::sort(heavy_.begin(), heavy_.end(), [](const auto& a, const auto& b) { return a.compute_s > b.compute_s; });
+        points_ = ideal_compute_enumerator(lattice, wide_enumerated_ideals).computes();
     }
+
+    /// Whether the positions are the ideals' own compute sums (else: outside the windows).
+    [[nodiscard]] bool exact_points() const noexcept { return points_.has_value(); }
 
     [[nodiscard]] bool admits(double t) {
         const auto m_count = static_cast<std::size_t>(setting_.machines);
@@ -247,7 +334,14 @@ private:
             if (rho > r && l.first_with > p) to = std::min(to, l.last_without);
         if (to <= p) return p;
         if (to >= total_) return to;
-        return std::max(p, farthest_allowed(windows_, to));
+        return std::max(p, points_ ? farthest_point(to) : farthest_allowed(windows_, to));
+    }
+
+    // The largest ideal compute sum within `to`, with 1e-12 C of slack (the sums here and along
+    // a plan's path are added in different orders); `to` itself when none is that small.
+    [[nodiscard]] double farthest_point(double to) const {
+        const auto it = std::upper_bound(points_->begin(), points_->end(), to + 1e-12 * total_);
+        return it == points_->begin() ? to : std::min(to, *std::prev(it) + 1e-12 * total_);
     }
 
     wide_setting setting_;
@@ -255,6 +349,7 @@ private:
     double total_;
     std::vector<layer_window> layers_, heavy_;  // with parameters, by g_l; all, slowest first
     std::vector<std::pair<layer_window, std::int32_t>> slow_;
+    std::optional<std::vector<double>> points_;
     std::vector<double> reach_;
     std::vector<bool> prepared_;
     std::vector<forced_layers> forced_;
