@@ -124,8 +124,12 @@ private:
         std::vector<std::optional<std::pair<double, lattice_plan>>> reach(m_count + 1);
         reach[0].emplace(0.0, lattice_plan{});
         std::optional<lattice_plan> done;
+        double farthest = -1.0;  // the most compute done on fewer machines than u
         for (std::size_t u = 0; u < m_count; ++u) {
             if (!reach[u] || stopped()) continue;
+            // Dominated: fewer machines already did as much (the DP's own order of merit).
+            if (reach[u]->first <= farthest) continue;
+            farthest = reach[u]->first;
             const auto used = static_cast<std::int32_t>(u);
             frontier_.reset(reach[u]->second.cuts.empty() ? lattice_.empty_ideal() : reach[u]->second.cuts.back());
             if (auto last = last_stage(t, used)) {
@@ -140,7 +144,7 @@ private:
             for (const std::int32_t r : replica_candidates(t, used)) {
                 // The search's retries where a layer's granularity is felt: a stage on many
                 // replicas loses a small share to its last gap.
-                stage_fill f = fill(r, t, used, r <= 4 ? wide_fill_retries : 0);
+                stage_fill f = fill(r, t, used, r <= 2 ? wide_fill_retries : 0);
                 if (f.added.empty()) continue;
                 const double compute = reach[u]->first + f.compute_s;
                 auto& to = reach[u + static_cast<std::size_t>(r)];
@@ -192,7 +196,8 @@ private:
                     const std::int32_t rho = fewest_replicas(s_, f.compute[l], f.parameter[l], t, cap);
                     for (std::int32_t d = 0; d <= 2 && rho + d <= cap; ++d) counts.insert(rho + d);
                 }
-            for (double r = 6.0; r <= cap; r *= 1.5) counts.insert(static_cast<std::int32_t>(r));
+            if (used == 0)
+                for (double r = 6.0; r <= cap; r *= 1.5) counts.insert(static_cast<std::int32_t>(r));
         }
         return {counts.begin(), counts.end()};
     }
