@@ -120,8 +120,9 @@ private:
         const antichain_states built = antichain_states_from_ideals(lattice_, std::move(ideals));
         const pipedream_stage_cost cost(built, s_.level());
         const auto m_count = static_cast<std::size_t>(s_.machines);
+        // max_state_pairs_ caps the pairs of every round together (the counters run on).
         if (!solve_pipedream_row(cost, built, nullptr, 0, s_.machines, s_.straight, s_.fewer, row_, scratch_, work_, below,
-                                 max_state_pairs_ > 0 ? work_.state_pairs + max_state_pairs_ : 0, 0))
+                                 max_state_pairs_, 0))
             return std::nullopt;
         std::size_t j = built.states.size() - 1, m = m_count - 1;
         if (!(row_.at(j, m) < below)) return std::nullopt;

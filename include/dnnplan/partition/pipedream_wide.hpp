@@ -323,8 +323,12 @@ private:
 
 /// UB3's family: at most this many ideals (their predecessor rows take |F|^2 / 8 bytes), and
 /// the local search's rounds.
-inline constexpr std::size_t wide_family_cap = 4000;
+inline constexpr std::size_t wide_family_cap = 1500;
 inline constexpr int wide_local_rounds = 6;
+/// The row solver's state pairs for UB3 in all (each about a microsecond; with a memory limit
+/// the banded search prunes less: nasnetalarge on 64 machines at half its bytes took 6.1 million
+/// pairs, 5.7 s, for no gain), or budget.max_evaluations when lower.
+inline constexpr std::int64_t wide_local_pairs = 1'000'000;
 
 /// UB3 (section 3.2) from the packer's plans, best first: the local search's best plan and price.
 [[nodiscard]] inline std::pair<lattice_plan, double> improve_locally(const ideal_lattice& lattice, const wide_setting& s,
@@ -333,7 +337,8 @@ inline constexpr int wide_local_rounds = 6;
     std::vector<const std::pair<double, lattice_plan>*> plans;
     for (const auto& p : packer.plans()) plans.push_back(&p);
     std::stable_sort(plans.begin(), plans.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-    lattice_local_search local(lattice, s, wide_family_cap, budget.max_evaluations);
+    const std::int64_t pairs = budget.max_evaluations > 0 ? std::min(budget.max_evaluations, wide_local_pairs) : wide_local_pairs;
+    lattice_local_search local(lattice, s, wide_family_cap, pairs);
     for (const auto* p : plans) local.add_cuts(p->second);
     auto improved = local.improve(*packer.best(), packer.best_time_s(), wide_local_rounds);
     d.family_states = local.family_size();
