@@ -362,13 +362,24 @@ TEST_CASE("a budget stops the wide path with a status", "[partition][pipedream][
     const auto graph = pipedream_fixture("densenet121");
     dnnplan::pipedream_options o;
     o.machines = {8};
-    o.budget.max_nodes = 3;
+    o.budget.max_nodes = 100;  // over M^2 = 64: started, and stopped by its fills
     const auto r = wide_run(graph, o);
     dnnplan_test::check_result_shape(r);
     CHECK(r.limit == dnnplan::search_limit::nodes);
     CHECK(r.status != dnnplan::solve_status::optimal);
     REQUIRE(r.bound);
     if (r.plan) CHECK(*r.bound <= *r.objective_value);
+
+    // Machines beyond the budget's measure M^2 (its DPs run over the machines): not started.
+    o.machines = {300'000};
+    o.budget.max_nodes = 10'000'000;
+    const auto many = wide_run(graph, o);
+    dnnplan_test::check_result_shape(many);
+    CHECK(many.status == dnnplan::solve_status::no_plan_found);
+    CHECK(many.limit == dnnplan::search_limit::nodes);
+    CHECK(dnnplan_test::contains(many.reason, "options.budget.max_nodes"));
+    REQUIRE(many.bound);  // LB0 still
+    CHECK(*many.bound > 0.0);
 }
 
 TEST_CASE("the wide fixtures: valid plans, repeatable, the prototype's optima", "[partition][pipedream][wide][published]") {

@@ -40,6 +40,15 @@ inline constexpr double wide_relative_gap = 1e-9;
 /// followed by a bounded DFS"); the last stage needs none (everything fits or not).
 inline constexpr std::int64_t wide_fill_retries = 1024;
 
+/// A state of UB1's DP over machines: the cut reached (compute_s < 0: none) and the stage that
+/// reached it, from the state of `from` machines on `replicas`.
+struct pack_step {
+    double compute_s = -1.0;
+    layer_bits cut{};
+    std::size_t from = 0;
+    std::int32_t replicas = 0;
+};
+
 /// UB1 (section 3.2): at a threshold T, stages are filled one after the other from the empty
 /// cut, each on the replica count whose fill does the most compute per machine; the last one
 /// takes what is left on the fewest machines that hold it. Then, unless fewer machines may be
@@ -121,53 +130,60 @@ private:
     // replica count; the first cut from which one stage finishes on the machines left ends it.
     [[nodiscard]] std::optional<lattice_plan> pack(double t) {
         const auto m_count = static_cast<std::size_t>(s_.machines);
-        std::vector<std::optional<std::pair<double, lattice_plan>>> reach(m_count + 1);
-        reach[0].emplace(0.0, lattice_plan{});
-        std::optional<lattice_plan> done;
-        double farthest = -1.0;  // the most compute done on fewer machines than u
+        std::vector<pack_step> reach(m_count + 1);  // by machines used; a step back to its parent
+        reach[0] = {.compute_s = 0.0, .cut = lattice_.empty_ideal()};
+        std::optional<pack_step> done;  // the last stage: from `from` machines on `replicas`
+        double farthest = -1.0;         // the most compute done on fewer machines than u
+        const auto finish = [&](std::size_t u, std::int32_t r) {
+            if (!done || u + static_cast<std::size_t>(r) < done->from + static_cast<std::size_t>(done->replicas))
+                done = pack_step{.compute_s = lattice_.total_compute_s(), .cut = lattice_.full_ideal(), .from = u, .replicas = r};
+        };
         for (std::size_t u = 0; u < m_count; ++u) {
-            if (!reach[u] || stopped()) continue;
-            // Dominated: fewer machines already did as much (the DP's own order of merit).
-            if (reach[u]->first <= farthest) continue;
-            farthest = reach[u]->first;
+            // Not reached, or dominated: fewer machines already did as much (the DP's order of merit).
+            if (reach[u].compute_s < 0.0 || reach[u].compute_s <= farthest || stopped()) continue;
+            farthest = reach[u].compute_s;
             const auto used = static_cast<std::int32_t>(u);
-            frontier_.reset(reach[u]->second.cuts.empty() ? lattice_.empty_ideal() : reach[u]->second.cuts.back());
-            if (auto last = last_stage(t, used)) {
-                lattice_plan plan = reach[u]->second;
-                frontier_.commit(last->second.added);
-                plan.cuts.push_back(frontier_.cut());
-                plan.replicas.push_back(last->first);
-                if (!done || plan.machines() < done->machines()) done = std::move(plan);
+            frontier_.reset(reach[u].cut);
+            if (const auto last = last_stage(t, used)) {
+                finish(u, *last);
                 continue;
             }
-            if (done && done->machines() <= used + 1) continue;  // nothing from here ends on fewer
+            if (done && done->from + static_cast<std::size_t>(done->replicas) <= u + 1) continue;  // none ends on fewer
             for (const std::int32_t r : replica_candidates(t, used)) {
                 // The search's retries where a layer's granularity is felt: a stage on many
                 // replicas loses a small share to its last gap.
-                stage_fill f = fill(r, t, used, r <= 2 ? wide_fill_retries : 0);
+                const stage_fill f = fill(r, t, used, r <= 2 ? wide_fill_retries : 0);
                 if (f.added.empty()) continue;
-                const double compute = reach[u]->first + f.compute_s;
-                auto& to = reach[u + static_cast<std::size_t>(r)];
-                const bool finishes = f.added.size() == frontier_.remaining();  // a last stage after all
-                if (!finishes && to && to->first >= compute) continue;
-                lattice_plan plan = reach[u]->second;
-                layer_bits cut = frontier_.cut();
-                for (const std::size_t l : f.added) add_layer(cut, l);
-                plan.cuts.push_back(std::move(cut));
-                plan.replicas.push_back(r);
-                if (!finishes) to.emplace(compute, std::move(plan));
-                else if (!done || plan.machines() < done->machines()) done = std::move(plan);
+                if (f.added.size() == frontier_.remaining()) {  // a last stage after all
+                    finish(u, r);
+                    continue;
+                }
+                pack_step& to = reach[u + static_cast<std::size_t>(r)];
+                const double compute = reach[u].compute_s + f.compute_s;
+                if (to.compute_s >= compute) continue;
+                to = {.compute_s = compute, .cut = frontier_.cut(), .from = u, .replicas = r};
+                for (const std::size_t l : f.added) add_layer(to.cut, l);
             }
         }
-        return done;
+        if (!done) return std::nullopt;
+        // Back from the last stage: a step's parent is final once the DP passed it.
+        lattice_plan plan;
+        for (const pack_step* step = &*done;; step = &reach[step->from]) {
+            plan.cuts.push_back(step->cut);
+            plan.replicas.push_back(step->replicas);
+            if (step->from == 0) break;
+        }
+        std::reverse(plan.cuts.begin(), plan.cuts.end());
+        std::reverse(plan.replicas.begin(), plan.replicas.end());
+        return plan;
     }
 
-    // The stage that finishes the graph on the fewest replicas, if the machines left can hold
+    // The fewest replicas on which one stage finishes the graph, if the machines left can hold
     // it. The fills' tests rise with the stage's sums, so a fill takes every layer left iff
     // their sums fit: no fill is run; the count is bisected (more replicas hold more).
-    [[nodiscard]] std::optional<std::pair<std::int32_t, stage_fill>> last_stage(double t, std::int32_t used) {
+    [[nodiscard]] std::optional<std::int32_t> last_stage(double t, std::int32_t used) {
         const std::int32_t top = s_.straight ? 1 : s_.machines - used;
-        stage_fill all = frontier_.rest();
+        const stage_fill all = frontier_.rest();
         if (all.added.empty()) return std::nullopt;
         const auto holds = [&](std::int32_t r) {
             return lattice_frontier::fits(s_, {.replicas = r, .time_s = t, .after = s_.machines - used - r}, all.compute_s,
@@ -179,7 +195,7 @@ private:
             const std::int32_t mid = no + (yes - no) / 2;
             (holds(mid) ? yes : no) = mid;
         }
-        return std::pair{yes, std::move(all)};
+        return yes;
     }
 
     // The replica counts tried for a stage that leaves work and at least one machine: 1 to 4,
@@ -416,6 +432,21 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
         none.details.states_enumerated = false;
         none.details.lattice = d;
         return none;
+    }
+    // The window bound's DP over machines takes O(M^2) steps per test: as the exact path does
+    // with its tables, a run over budget.max_nodes in this measure is not started.
+    const double work = static_cast<double>(s.machines) * static_cast<double>(s.machines);
+    if (options.budget.max_nodes > 0 && work > static_cast<double>(options.budget.max_nodes)) {
+        pipedream_result over;
+        over.status = solve_status::no_plan_found;
+        over.limit = search_limit::nodes;
+        d.compute_bound_s = d.lower_bound_s = lattice_compute_bound(graph, lattice, s);
+        over.bound = d.lower_bound_s;
+        over.reason = "the wide path on " + std::to_string(s.machines) + " machines needs M^2 = " + format_number(work) +
+                      " nodes, over the budget of " + std::to_string(options.budget.max_nodes) + " (options.budget.max_nodes)";
+        over.details.states_enumerated = false;
+        over.details.lattice = d;
+        return over;
     }
     lattice_packer packer(lattice, s, options.budget, start);
     const bool finished = packer.run(lattice_compute_bound(graph, lattice, s));
