@@ -369,6 +369,16 @@ TEST_CASE("a budget stops the wide path with a status", "[partition][pipedream][
     CHECK(r.status != dnnplan::solve_status::optimal);
     REQUIRE(r.bound);
     if (r.plan) CHECK(*r.bound <= *r.objective_value);
+    CHECK(r.counters.nodes <= o.budget.max_nodes);  // the fills, never past the budget
+
+    // UB3's state pairs count against max_evaluations.
+    dnnplan::pipedream_options few;
+    few.machines = {8};
+    few.budget.max_evaluations = 10;
+    const auto stopped = wide_run(pipedream_fixture("resnet50"), few);
+    dnnplan_test::check_result_shape(stopped);
+    CHECK(stopped.counters.evaluations <= 10);
+    CHECK((stopped.status == dnnplan::solve_status::optimal || stopped.limit == dnnplan::search_limit::evaluations));
 
     // Machines beyond the budget's measure M^2 (its DPs run over the machines): not started.
     o.machines = {300'000};

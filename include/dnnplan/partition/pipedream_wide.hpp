@@ -118,8 +118,19 @@ private:
         return limit_ != search_limit::none;
     }
 
-    [[nodiscard]] stage_fill fill(std::int32_t r, double t, std::int32_t used, std::int64_t retries = 0) {
+    // One more fill, unless the node budget is spent (then limit nodes).
+    [[nodiscard]] bool count_fill() {
+        if (budget_.max_nodes > 0 && fills_ >= budget_.max_nodes) {
+            limit_ = search_limit::nodes;
+            return false;
+        }
         ++fills_;
+        return true;
+    }
+
+    // A fill (none past the node budget: an empty one).
+    [[nodiscard]] stage_fill fill(std::int32_t r, double t, std::int32_t used, std::int64_t retries = 0) {
+        if (!count_fill()) return {};
         return frontier_.fill(s_, {.replicas = r, .time_s = t, .after = s_.machines - used - r}, nullptr, retries);
     }
 
@@ -271,7 +282,7 @@ private:
                     layers = std::move(own);
                 }
             }
-            if (widest == plan.cuts.size()) return false;
+            if (widest == plan.cuts.size() || !count_fill()) return false;
             split_stage(plan, widest, layers, widest_c);
         }
         return true;
@@ -288,7 +299,6 @@ private:
     // one layer, never all), then the rest.
     void split_stage(lattice_plan& plan, std::size_t i, const layer_bits& layers, double compute) {
         frontier_.reset(i == 0 ? lattice_.empty_ideal() : plan.cuts[i - 1]);
-        ++fills_;
         const wide_setting unlimited{.machines = s_.machines, .bandwidth_bytes_per_s = s_.bandwidth_bytes_per_s};
         stage_fill half = frontier_.fill(unlimited, {.replicas = 1, .time_s = compute / 2.0, .after = 0}, &layers);
         std::size_t count = 0;
@@ -382,8 +392,10 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
                                                      pipedream_lattice_details d) {
     pipedream_result result;
     result.details.states_enumerated = false;
+    // nodes: fills (budget.max_nodes); evaluations: UB3's state pairs (budget.max_evaluations),
+    // as the exact path counts its own.
     result.counters.nodes = d.fills;
-    result.counters.evaluations = d.threshold_tests;
+    result.counters.evaluations = d.state_pairs;
     const double lower = d.lower_bound_s;
     if (!best) {
         result.status = solve_status::no_plan_found;
@@ -456,7 +468,12 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
     lattice_lower_bounds(graph, lattice, s, best_time, d);
     d.threshold_tests += packer.threshold_tests();
     d.fills = packer.fills();
-    return lattice_result(lattice, s, best, packer.limit(), d);
+    search_limit limit = packer.limit();
+    // UB3 stopped by the caller's evaluation budget (not by its own cap, wide_local_pairs).
+    if (limit == search_limit::none && options.budget.max_evaluations > 0 && options.budget.max_evaluations < wide_local_pairs &&
+        d.state_pairs >= options.budget.max_evaluations)
+        limit = search_limit::evaluations;
+    return lattice_result(lattice, s, best, limit, d);
 }
 
 }  // namespace dnnplan::detail
