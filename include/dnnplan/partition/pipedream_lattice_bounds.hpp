@@ -137,9 +137,19 @@ inline constexpr std::size_t wide_enumerated_ideals = 300000;
     return merged;
 }
 
-/// The compute sums of every nonempty ideal, sorted and distinct, when there are at most `cap`
-/// ideals (none otherwise): the exact cut positions ("exact points", design section 3.1) where
-/// the windows only exclude some. Enumerated once each by reverse search: an ideal's parent is
+/// The cut positions of a graph with few ideals ("exact points", design section 3.1, where the
+/// windows only exclude some): the distinct compute sums of its nonempty ideals, ascending, and
+/// for the parameters of the ideals at them, the most over the points up to each one and the
+/// least over the points from each one on (a stage from a cut at or before x to a cut at y
+/// holds at least parameters_from[y] - parameters_upto[x]).
+struct exact_points {
+    std::vector<double> compute_s{};
+    std::vector<double> parameters_upto{};  ///< prefix maxima of the ideals' parameters
+    std::vector<double> parameters_from{};  ///< suffix minima
+};
+
+/// Every nonempty ideal's compute and parameter sums, when there are at most `cap` ideals (none
+/// otherwise). Enumerated once each by reverse search: an ideal's parent is
 /// it minus its maximal layer latest in the topological order, so a child D + {v} (v on D's
 /// frontier) is visited from D only when v is later than every other maximal layer of D + {v}
 /// (those of D but v's in-neighbours).
@@ -158,7 +168,7 @@ public:
             if (pending_[l] == 0) avail_[0].push_back(l);
         }
         values_.reserve(std::min<std::size_t>(cap, 1u << 16));
-        visit(0, 0.0);
+        visit(0, 0.0, 0.0);
     }
 
     /// The nonempty ideals enumerated (all of them unless over the cap): for one source,
@@ -166,17 +176,30 @@ public:
     [[nodiscard]] std::size_t ideal_count() const noexcept { return values_.size(); }
     [[nodiscard]] bool complete() const noexcept { return !over_; }
 
-    [[nodiscard]] std::optional<std::vector<double>> computes() && {
+    [[nodiscard]] std::optional<exact_points> points() && {
         if (over_) return std::nullopt;
         std::sort(values_.begin(), values_.end());
-        values_.erase(std::unique(values_.begin(), values_.end()), values_.end());
-        return std::move(values_);
+        exact_points out;
+        for (const auto& [c, params] : values_) {
+            if (out.compute_s.empty() || c != out.compute_s.back()) {
+                out.compute_s.push_back(c);
+                out.parameters_upto.push_back(params);
+                out.parameters_from.push_back(params);
+            }
+            out.parameters_upto.back() = std::max(out.parameters_upto.back(), params);
+            out.parameters_from.back() = std::min(out.parameters_from.back(), params);
+        }
+        for (std::size_t i = 1; i < out.compute_s.size(); ++i)
+            out.parameters_upto[i] = std::max(out.parameters_upto[i], out.parameters_upto[i - 1]);
+        for (std::size_t i = out.compute_s.size(); i-- > 1;)
+            out.parameters_from[i - 1] = std::min(out.parameters_from[i - 1], out.parameters_from[i]);
+        return out;
     }
 
 private:
     // The children of the ideal at `depth` (its frontier avail_[depth], its maximal layers
     // maxima_[depth]).
-    void visit(std::size_t depth, double compute) {
+    void visit(std::size_t depth, double compute, double parameters) {
         const kept_layers& kept = lattice_.kept();
         for (std::size_t i = 0; i < avail_[depth].size() && !over_; ++i) {
             const std::size_t v = avail_[depth][i];
@@ -195,14 +218,15 @@ private:
                 return;
             }
             const double c = compute + lattice_.figures().compute[v];
-            values_.push_back(c);
+            const double params = parameters + lattice_.figures().parameter[v];
+            values_.emplace_back(c, params);
             auto& next_avail = avail_[depth + 1];
             next_avail.clear();
             for (const std::size_t a : avail_[depth])
                 if (a != v) next_avail.push_back(a);
             for (const std::size_t w : kept.succ[v])
                 if (--pending_[w] == 0) next_avail.push_back(w);
-            visit(depth + 1, c);
+            visit(depth + 1, c, params);
             for (const std::size_t w : kept.succ[v]) ++pending_[w];
         }
     }
@@ -212,7 +236,7 @@ private:
     std::vector<std::size_t> rank_;
     std::vector<std::uint32_t> pending_;
     std::vector<std::vector<std::size_t>> avail_, maxima_;
-    std::vector<double> values_;
+    std::vector<std::pair<double, double>> values_;  // (compute, parameters) per ideal
     bool over_ = false;
 };
 
@@ -253,11 +277,12 @@ public:
         }
         std::sort(layers_.begin(), layers_.end(), [](const auto& a, const auto& b) { return a.last_without < b.last_without; });
         std::sort(heavy_.begin(), heavy_.end(), [](const auto& a, const auto& b) { return a.compute_s > b.compute_s; });
-        points_ = ideal_compute_enumerator(lattice, wide_enumerated_ideals).computes();
+        points_ = ideal_compute_enumerator(lattice, wide_enumerated_ideals).points();
+        for (const std::size_t l : lattice.kept().order) parameter_total_ += f.parameter[l];
     }
 
     /// Whether the positions are the ideals' own compute sums (else: outside the windows).
-    [[nodiscard]] bool exact_points() const noexcept { return points_.has_value(); }
+    [[nodiscard]] bool has_exact_points() const noexcept { return points_.has_value(); }
 
     [[nodiscard]] bool admits(double t) {
         const auto m_count = static_cast<std::size_t>(setting_.machines);
@@ -334,14 +359,34 @@ private:
             if (rho > r && l.first_with > p) to = std::min(to, l.last_without);
         if (to <= p) return p;
         if (to >= total_) return to;
-        return std::max(p, points_ ? farthest_point(to) : farthest_allowed(windows_, to));
+        return points_ ? farthest_point(p, to, r, t) : std::max(p, farthest_allowed(windows_, to));
     }
 
-    // The largest ideal compute sum within `to`, with 1e-12 C of slack (the sums here and along
-    // a plan's path are added in different orders); `to` itself when none is that small.
-    [[nodiscard]] double farthest_point(double to) const {
-        const auto it = std::upper_bound(points_->begin(), points_->end(), to + 1e-12 * total_);
-        return it == points_->begin() ? to : std::min(to, *std::prev(it) + 1e-12 * total_);
+    // The largest ideal compute sum y within `to` from which a stage starting at a cut at or
+    // before p fits: (y - p) + q_r (parameters_from[y] - parameters_upto[p]) <= r t (both terms
+    // rise with y; y <= to keeps the forced layers' term). p when there is none. With 1e-12 of
+    // slack on sums (here and along a plan's path they are added in different orders).
+    [[nodiscard]] double farthest_point(double p, double to, std::int32_t r, double t) const {
+        const exact_points& pts = *points_;
+        const double slack_c = 1e-12 * total_, slack_w = 1e-12 * parameter_total_;
+        const auto first_after = [&](double x) {
+            return static_cast<std::size_t>(std::upper_bound(pts.compute_s.begin(), pts.compute_s.end(), x + slack_c) -
+                                            pts.compute_s.begin());
+        };
+        const std::size_t upto = first_after(p);  // points <= p: [0, upto)
+        const double before = upto == 0 ? 0.0 : pts.parameters_upto[upto - 1] + slack_w;
+        const double q = setting_.sync_factor(r);
+        const auto fits = [&](std::size_t j) {
+            const double w = std::max(0.0, pts.parameters_from[j] - slack_w - before);
+            return (pts.compute_s[j] - slack_c - p) + q * w <= static_cast<double>(r) * t;
+        };
+        std::size_t lo = upto, hi = first_after(to);  // candidates [upto, hi)
+        if (lo >= hi || !fits(lo)) return p;
+        while (hi - lo > 1) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            (fits(mid) ? lo : hi) = mid;
+        }
+        return std::max(p, std::min(to, pts.compute_s[lo] + slack_c));
     }
 
     wide_setting setting_;
@@ -349,7 +394,8 @@ private:
     double total_;
     std::vector<layer_window> layers_, heavy_;  // with parameters, by g_l; all, slowest first
     std::vector<std::pair<layer_window, std::int32_t>> slow_;
-    std::optional<std::vector<double>> points_;
+    std::optional<exact_points> points_;
+    double parameter_total_ = 0.0;
     std::vector<double> reach_;
     std::vector<bool> prepared_;
     std::vector<forced_layers> forced_;
