@@ -2,9 +2,11 @@
 // PipeDream's recurrence (tests/support/pipedream_reference.hpp, the tests' oracle) on the same
 // inputs: every PipeDream profile in tests/fixtures/pipedream on 4, 16 and 64 machines (with
 // and without --activation_compression_ratio 1), and synthetic 1,000- and 10,000-layer chains
-// on 4 to 1,024 machines. Both sides include building the states from the layer graph, as
-// PipeDream's optimizer does; "solve" rows time one query on prebuilt states. Counters carry the
-// answer so a run shows both sides agree.
+// on 4 to 1,024 machines; "wide" rows: the three profiles over max_states states (inception_v3,
+// the nasnets) on 4, 16 and 64 machines, plain and straight, with their bound and gap. Both
+// sides include building the states from the layer graph, as PipeDream's optimizer does;
+// "solve" rows time one query on prebuilt states. Counters carry the answer so a run shows
+// both sides agree.
 //
 //   partition [--benchmark_filter=...]   (reads DNNPLAN_FIXTURES_DIR/pipedream/<model>.txt)
 
@@ -92,6 +94,27 @@ void solve_only(benchmark::State& state, std::shared_ptr<const dnnplan::layer_gr
     state.counters["state_pairs"] = static_cast<double>(work.state_pairs);
 }
 
+// The wide path (graphs over max_states states; docs/solvers/pipeline_plan.md, "Wide graphs"):
+// the partition's time, the proven bound and their gap, and the work done.
+void wide(benchmark::State& state, std::shared_ptr<const dnnplan::layer_graph> graph, dnnplan::pipedream_options o) {
+    const dnnplan::pipedream_request request{.graph = *graph, .options = o};
+    dnnplan::pipedream_result r;
+    for (auto _ : state) {
+        r = dnnplan::solve(request);
+        benchmark::DoNotOptimize(r);
+        if (!r.plan) {
+            state.SkipWithError(("no plan: " + std::string(dnnplan::to_string(r.status)) + ", " + r.reason).c_str());
+            return;
+        }
+    }
+    state.counters["time_per_minibatch_s"] = r.plan->time_per_minibatch_s;
+    state.counters["bound_s"] = r.bound.value_or(0.0);
+    state.counters["gap"] = r.details.lattice.gap_ratio;
+    state.counters["optimal"] = r.status == dnnplan::solve_status::optimal ? 1.0 : 0.0;
+    state.counters["fills"] = static_cast<double>(r.details.lattice.fills);
+    state.counters["family_states"] = static_cast<double>(r.details.lattice.family_states);
+}
+
 void plain(benchmark::State& state, std::shared_ptr<const dnnplan::layer_graph> graph, dnnplan::pipedream_options o) {
     double t = 0.0;
     for (auto _ : state) {
@@ -121,6 +144,24 @@ int main(int argc, char** argv) {
                 const std::string tag = name + "/" + std::to_string(m) + (ratio ? "/ratio1" : "");
                 benchmark::RegisterBenchmark(("fast/" + tag).c_str(), fast, graph, options_for(m, ratio))->Unit(benchmark::kMillisecond);
                 benchmark::RegisterBenchmark(("plain/" + tag).c_str(), plain, graph, options_for(m, ratio))->Unit(benchmark::kMillisecond);
+            }
+    }
+    // The wide profiles: over max_states (inception_v3: 221,564 states; the nasnets: 1.6e11 and
+    // 5.8e12), answered without their states.
+    for (const std::string name : {"inception_v3", "nasnetamobile", "nasnetalarge"}) {
+        std::shared_ptr<const dnnplan::layer_graph> graph;
+        try {
+            graph = std::make_shared<const dnnplan::layer_graph>(profile(name));
+        } catch (const std::exception& e) {
+            std::cerr << "skipping " << name << ": " << e.what() << "\n";
+            continue;
+        }
+        for (const std::int32_t m : {4, 16, 64})
+            for (const bool straight : {false, true}) {
+                auto o = options_for(m, false);
+                o.straight_pipeline = straight;
+                const std::string tag = name + "/" + std::to_string(m) + (straight ? "/straight" : "");
+                benchmark::RegisterBenchmark(("wide/" + tag).c_str(), wide, graph, o)->Unit(benchmark::kMillisecond);
             }
     }
     for (const std::size_t n : {std::size_t{1000}, std::size_t{10000}}) {
