@@ -261,7 +261,8 @@ private:
 /// may not start past it (p < e_l). Not reaching C on M machines: nothing runs within T.
 class window_relaxation {
 public:
-    window_relaxation(const ideal_lattice& lattice, const wide_setting& setting)
+    /// `enumerated_ideals`: the most ideals enumerated for exact points (0: the windows only).
+    window_relaxation(const ideal_lattice& lattice, const wide_setting& setting, std::size_t enumerated_ideals = wide_enumerated_ideals)
         : setting_(setting), windows_(forbidden_compute_windows(lattice)), total_(lattice.total_compute_s()) {
         const auto& f = lattice.figures();
         const auto& cl = lattice.closures();
@@ -277,7 +278,7 @@ public:
         }
         std::sort(layers_.begin(), layers_.end(), [](const auto& a, const auto& b) { return a.last_without < b.last_without; });
         std::sort(heavy_.begin(), heavy_.end(), [](const auto& a, const auto& b) { return a.compute_s > b.compute_s; });
-        points_ = ideal_compute_enumerator(lattice, wide_enumerated_ideals).points();
+        if (enumerated_ideals > 0) points_ = ideal_compute_enumerator(lattice, enumerated_ideals).points();
         for (const std::size_t l : lattice.kept().order) parameter_total_ += f.parameter[l];
     }
 

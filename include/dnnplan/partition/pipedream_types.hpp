@@ -33,17 +33,21 @@ struct pipedream_options {
     /// on one level, the chain solver's rows of machine-count bits, 64 to a cell, and its three
     /// arrays over the machine counts). max_evaluations stops the recurrence once it has computed
     /// that many stage times (state pairs). Over either: no_plan_found, limit nodes or evaluations.
-    /// (build_antichain_states has its own limit on the states.) The default evaluations, 10^9
+    /// (The states themselves are limited by max_states below.) The default evaluations, 10^9
     /// stage times, take about 15 s (docs/solvers/pipeline_plan.md); the largest of PipeDream's own
     /// runs, gnmt_large on two levels, needs 138 million.
-    /// On the wide path (a graph over max_states states) max_nodes caps its greedy fills and
-    /// max_time_s its time: a stop there is a status (limit nodes or time), with the best plan
-    /// and bound found so far.
+    /// On the wide path (a graph over max_states states) max_nodes caps its greedy fills (and a
+    /// run whose M^2, the window bound's DP over machines, exceeds it is not started),
+    /// max_evaluations the state pairs of its restricted family's row solver, and max_time_s its
+    /// time: a stop there is a status (limit nodes, evaluations or time), with the best plan and
+    /// bound found so far.
     search_budget budget{.max_nodes = 10'000'000, .max_evaluations = 1'000'000'000, .max_time_s = 0.0};
     /// A branching graph with more antichain states takes the wide path (one level, a single
     /// source: partition/pipedream_wide.hpp), which enumerates none; 0 sends every branching
-    /// graph there. A chain is always solved exactly.
+    /// graph there. A chain is always solved exactly. At most max_antichain_states_limit: the
+    /// exact path's predecessor table takes max_states^2 bits (100,000 states: 1.25 GB).
     std::size_t max_states = default_max_antichain_states;
+    static constexpr std::size_t max_antichain_states_limit = 100'000;
 
     void validate(std::string_view path = "") const {
         const std::string p = detail::field_prefix(path);
@@ -59,6 +63,9 @@ struct pipedream_options {
         if (activation_compression_ratio)
             detail::require_positive(p + "activation_compression_ratio", *activation_compression_ratio);
         detail::require_positive(p + "memory_bytes", memory_bytes);
+        if (max_states > max_antichain_states_limit)
+            throw invalid_input(p + "max_states", std::to_string(max_states),
+                                "at most " + std::to_string(max_antichain_states_limit) + " (the exact path's predecessor table takes max_states^2 bits)");
     }
 };
 

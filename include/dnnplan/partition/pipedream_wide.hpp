@@ -63,7 +63,12 @@ public:
     /// Bisects T in [lower, the best price]; false when a budget stopped it (limit() says which).
     bool run(double lower) {
         const double total = lattice_.total_compute_s();
-        attempt(total * (1.0 + 1e-9));  // one stage holding everything (then padded)
+        double grown = total * (1.0 + 1e-9);
+        attempt(grown);  // one stage holding everything (then padded)
+        // With a memory limit, or an all-reduce slower than the compute, a plan may need more time
+        // than all of the compute (without a straight pipeline one stage on all M replicas always
+        // fits: nothing is kept for later stages); T doubles until one is found.
+        for (int i = 0; i < 64 && !best_ && !stopped(); ++i) attempt(grown *= 2.0);
         double lo = std::max(lower, total / static_cast<double>(s_.machines) * wide_bound_rounding);
         double hi = best_time_;
         for (int i = 0; i < 64 && std::isfinite(hi) && hi > lo * (1.0 + wide_relative_gap); ++i) {
@@ -403,8 +408,8 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
         result.bound = lower;
         result.reason = limit != search_limit::none
                             ? "the wide path stopped at its budget (options.budget) before it found a partition"
-                            : "the wide path's packing found no partition within the memory constraint (memory_bytes) "
-                              "on a straight pipeline; none is proven impossible";
+                            : "the wide path's packing found no partition within the memory constraint (memory_bytes); "
+                              "none is proven impossible";
         result.details.lattice = d;
         return result;
     }
@@ -428,6 +433,24 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
     return result;
 }
 
+/// A result of the wide path without a plan: `status`, `limit`, the compute bound (when `bound`)
+/// and why.
+[[nodiscard]] inline pipedream_result wide_without_plan(solve_status status, search_limit limit, std::optional<double> bound,
+                                                        std::string reason, const pipedream_lattice_details& d) {
+    pipedream_result none;
+    none.status = status;
+    none.limit = limit;
+    none.bound = bound;
+    none.reason = std::move(reason);
+    none.details.states_enumerated = false;
+    none.details.lattice = d;
+    return none;
+}
+
+/// The most layers the wide path takes: its fill search and its enumeration of ideals recurse once
+/// per layer, and keep a frontier per level (O(layers^2) memory on a star).
+inline constexpr std::size_t wide_max_kept_layers = 5000;
+
 /// PipeDream's partitioning of one level of a single-source graph without its states (the caller,
 /// pipedream_partition, routes here; partition/pipedream.hpp).
 [[nodiscard]] inline pipedream_result pipedream_partition_wide(const layer_graph& graph, const pipedream_options& options) {
@@ -435,30 +458,27 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
     const ideal_lattice lattice(graph);
     const wide_setting s = wide_setting::of(options);
     pipedream_lattice_details d{.kept_layers = lattice.kept_count()};
-    if (s.straight && !s.fewer && lattice.kept_count() < static_cast<std::size_t>(s.machines)) {
-        // M nonempty stages need M layers: PipeDream's A[0][S-1][M-1] is None.
-        pipedream_result none;
-        none.status = solve_status::infeasible;
-        none.reason = "a straight pipeline on " + std::to_string(s.machines) + " machines needs as many stages, and the graph has " +
-                      std::to_string(lattice.kept_count()) + " layers";
-        none.details.states_enumerated = false;
-        none.details.lattice = d;
-        return none;
+    if (s.straight && !s.fewer && lattice.kept_count() < static_cast<std::size_t>(s.machines))  // PipeDream's None
+        return wide_without_plan(solve_status::infeasible, search_limit::none, std::nullopt,
+                                 "a straight pipeline on " + std::to_string(s.machines) + " machines needs as many stages, and the graph has " +
+                                     std::to_string(lattice.kept_count()) + " layers",
+                                 d);
+    if (lattice.kept_count() > wide_max_kept_layers) {
+        d.compute_bound_s = d.lower_bound_s = lattice_compute_bound(graph, lattice, s);
+        return wide_without_plan(solve_status::no_plan_found, search_limit::none, d.lower_bound_s,
+                                 "the graph has " + std::to_string(lattice.kept_count()) + " layers and more than options.max_states states; the wide path takes at most " +
+                                     std::to_string(wide_max_kept_layers) + " layers",
+                                 d);
     }
     // The window bound's DP over machines takes O(M^2) steps per test: as the exact path does
     // with its tables, a run over budget.max_nodes in this measure is not started.
     const double work = static_cast<double>(s.machines) * static_cast<double>(s.machines);
     if (options.budget.max_nodes > 0 && work > static_cast<double>(options.budget.max_nodes)) {
-        pipedream_result over;
-        over.status = solve_status::no_plan_found;
-        over.limit = search_limit::nodes;
         d.compute_bound_s = d.lower_bound_s = lattice_compute_bound(graph, lattice, s);
-        over.bound = d.lower_bound_s;
-        over.reason = "the wide path on " + std::to_string(s.machines) + " machines needs M^2 = " + format_number(work) +
-                      " nodes, over the budget of " + std::to_string(options.budget.max_nodes) + " (options.budget.max_nodes)";
-        over.details.states_enumerated = false;
-        over.details.lattice = d;
-        return over;
+        return wide_without_plan(solve_status::no_plan_found, search_limit::nodes, d.lower_bound_s,
+                                 "the wide path on " + std::to_string(s.machines) + " machines needs M^2 = " + format_number(work) +
+                                     " nodes, over the budget of " + std::to_string(options.budget.max_nodes) + " (options.budget.max_nodes)",
+                                 d);
     }
     lattice_packer packer(lattice, s, options.budget, start);
     const bool finished = packer.run(lattice_compute_bound(graph, lattice, s));
