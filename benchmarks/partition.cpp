@@ -125,6 +125,16 @@ void plain(benchmark::State& state, std::shared_ptr<const dnnplan::layer_graph> 
     state.counters["time_per_minibatch_s"] = t;
 }
 
+/// The profile, or null (with a line on stderr) when it cannot be read: its rows are skipped.
+std::shared_ptr<const dnnplan::layer_graph> shared_profile(const std::string& name) {
+    try {
+        return std::make_shared<const dnnplan::layer_graph>(profile(name));
+    } catch (const std::exception& e) {
+        std::cerr << "skipping " << name << ": " << e.what() << "\n";
+        return nullptr;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -132,13 +142,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string> names = {"alexnet",    "vgg16",     "resnet18",   "squeezenet1_0", "gnmt",       "gnmt_large",
                                             "resnet50",   "resnext50", "resnet101",  "resnext101",    "densenet121"};
     for (const auto& name : names) {
-        std::shared_ptr<const dnnplan::layer_graph> graph;
-        try {
-            graph = std::make_shared<const dnnplan::layer_graph>(profile(name));
-        } catch (const std::exception& e) {
-            std::cerr << "skipping " << name << ": " << e.what() << "\n";
-            continue;
-        }
+        const auto graph = shared_profile(name);
+        if (!graph) continue;
         for (const std::int32_t m : {4, 16, 64})
             for (const bool ratio : {false, true}) {
                 const std::string tag = name + "/" + std::to_string(m) + (ratio ? "/ratio1" : "");
@@ -149,13 +154,8 @@ int main(int argc, char** argv) {
     // The wide profiles: over max_states (inception_v3: 221,564 states; the nasnets: 1.6e11 and
     // 5.8e12), answered without their states.
     for (const std::string name : {"inception_v3", "nasnetamobile", "nasnetalarge"}) {
-        std::shared_ptr<const dnnplan::layer_graph> graph;
-        try {
-            graph = std::make_shared<const dnnplan::layer_graph>(profile(name));
-        } catch (const std::exception& e) {
-            std::cerr << "skipping " << name << ": " << e.what() << "\n";
-            continue;
-        }
+        const auto graph = shared_profile(name);
+        if (!graph) continue;
         for (const std::int32_t m : {4, 16, 64})
             for (const bool straight : {false, true}) {
                 auto o = options_for(m, false);

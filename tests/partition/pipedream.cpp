@@ -797,40 +797,6 @@ TEST_CASE("a partition converts to JSON and back", "[partition][pipedream][json]
     }
 }
 
-namespace {
-
-// PipeDream's command-line flags (as recorded in reference_runs.json) to pipedream_options.
-dnnplan::pipedream_options options_from_args(const std::vector<std::string>& args) {
-    dnnplan::pipedream_options o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const auto values = [&](auto&& push) {
-            while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0 && !(args[i + 1].size() == 2 && args[i + 1][0] == '-'))
-                push(args[++i]);
-        };
-        if (a == "-n") {
-            values([&](const std::string& v) { o.machines.push_back(std::stoi(v)); });
-        } else if (a == "-b") {
-            values([&](const std::string& v) { o.bandwidths_bytes_per_s.push_back(std::stod(v)); });
-        } else if (a == "-s") {
-            o.memory_bytes = std::stod(args.at(++i));
-        } else if (a == "--activation_compression_ratio") {
-            o.activation_compression_ratio = std::stod(args.at(++i));
-        } else if (a == "--straight_pipeline") {
-            o.straight_pipeline = true;
-        } else if (a == "--use_memory_constraint") {
-            o.use_memory_constraint = true;
-        } else if (a == "--use_fewer_machines") {
-            o.use_fewer_machines = true;
-        } else {
-            FAIL("unknown flag in reference_runs.json: " << a);
-        }
-    }
-    return o;
-}
-
-}  // namespace
-
 TEST_CASE("PipeDream's own optimizer: every recorded run is reproduced", "[partition][pipedream][published]") {
     // tests/fixtures/pipedream/reference_runs.json: PipeDream's optimizer (the folder's README:
     // how it was run) on 11 of its profiles, machine counts 1-32, every flag, one and two levels,
@@ -853,7 +819,7 @@ TEST_CASE("PipeDream's own optimizer: every recorded run is reproduced", "[parti
     std::int64_t exact = 0, within_spread = 0, none = 0;
     for (const auto& run : reference.at("runs")) {
         const std::string name = run.at("profile");
-        const auto o = options_from_args(run.at("args").get<std::vector<std::string>>());
+        const auto o = dnnplan_test::pipedream_options_from_args(run.at("args").get<std::vector<std::string>>());
         INFO(name << " " << describe(o));
         const auto& [graph, built] = graph_of(name);
         const auto r = ::run(graph, built, o);
@@ -890,7 +856,7 @@ TEST_CASE("PipeDream's own optimizer: every recorded run is reproduced", "[parti
     std::int64_t crashed = 0;
     for (const auto& run : reference.at("failed_runs")) {
         const std::string name = run.at("profile");
-        const auto o = options_from_args(run.at("args").get<std::vector<std::string>>());
+        const auto o = dnnplan_test::pipedream_options_from_args(run.at("args").get<std::vector<std::string>>());
         INFO(name << " " << describe(o) << ": " << run.at("error").get<std::string>());
         CHECK(o.use_fewer_machines);
         CHECK(o.use_memory_constraint);

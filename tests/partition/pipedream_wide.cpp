@@ -174,28 +174,6 @@ dnnplan::layer_graph wide_random_dag(dnnplan_test::rng& r, std::size_t n) {
     return dnnplan::layer_graph(std::move(ls), std::move(es));
 }
 
-/// PipeDream's flags as reference_runs.json records them (one level: -n, -b, -s and the switches).
-std::optional<dnnplan::pipedream_options> wide_options_from_args(const std::vector<std::string>& args) {
-    dnnplan::pipedream_options o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "-n") {
-            o.machines.push_back(std::stoi(args.at(++i)));
-            if (i + 1 < args.size() && args[i + 1][0] != '-') return std::nullopt;  // several levels
-        } else if (a == "-b") {
-            o.bandwidths_bytes_per_s.push_back(std::stod(args.at(++i)));
-        } else if (a == "-s") {
-            o.memory_bytes = std::stod(args.at(++i));
-        } else if (a == "--activation_compression_ratio") {
-            o.activation_compression_ratio = std::stod(args.at(++i));
-        } else {
-            o.straight_pipeline = o.straight_pipeline || a == "--straight_pipeline";
-            o.use_memory_constraint = o.use_memory_constraint || a == "--use_memory_constraint";
-            o.use_fewer_machines = o.use_fewer_machines || a == "--use_fewer_machines";
-        }
-    }
-    return o;
-}
 
 }  // namespace
 
@@ -212,11 +190,11 @@ TEST_CASE("the wide path brackets PipeDream's own answers", "[partition][pipedre
     for (const auto& run : reference.at("runs")) {
         const std::string name = run.at("profile");
         if (name == "gnmt" || name == "gnmt_large") continue;  // several sources: no wide path
-        const auto o = wide_options_from_args(run.at("args").get<std::vector<std::string>>());
-        if (!o) continue;
+        const auto o = dnnplan_test::pipedream_options_from_args(run.at("args").get<std::vector<std::string>>());
+        if (o.machines.size() != 1) continue;  // several levels: no wide path
         if (!graphs.contains(name)) graphs.emplace(name, pipedream_fixture(name));
         INFO(name << " " << run.at("args").dump());
-        const auto wide = wide_run(graphs.at(name), *o);
+        const auto wide = wide_run(graphs.at(name), o);
         dnnplan_test::check_result_shape(wide);
         const auto& expected = run.at("time_per_minibatch_s");
         if (expected.is_null()) {
@@ -233,7 +211,7 @@ TEST_CASE("the wide path brackets PipeDream's own answers", "[partition][pipedre
                 ++met;
             }
         } else {
-            CHECK((o->straight_pipeline && o->use_memory_constraint));  // the packing's one miss
+            CHECK((o.straight_pipeline && o.use_memory_constraint));  // the packing's one miss
         }
         ++bracketed;
     }
@@ -262,9 +240,10 @@ TEST_CASE("on random wide DAGs the wide path bounds the exact answer", "[partiti
                      << " machines, straight " << o.straight_pipeline << ", fewer " << o.use_fewer_machines << ", memory "
                      << o.use_memory_constraint << ", ratio " << o.activation_compression_ratio.value_or(0.0));
         const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o}, *states);
-        check_against_exact(graph, *states, o, exact, wide_run(graph, o));
+        const auto wide = wide_run(graph, o);
+        check_against_exact(graph, *states, o, exact, wide);
         ++compared;
-        optimal += wide_run(graph, o).status == dnnplan::solve_status::optimal ? 1 : 0;
+        optimal += wide.status == dnnplan::solve_status::optimal ? 1 : 0;
     }
     CHECK(compared >= 200);
     CHECK(optimal >= 20);
