@@ -180,14 +180,28 @@ dnnplan::spot_market_trace periodic_trace(std::string name, std::vector<std::siz
 TEST_CASE("the default policy: back to spot once a run outlasts every observed one", "[solve][deadline_policy][policies]") {
     // Runs of 2 ticks, outages of 2, then a long run. With d = 2 ticks no observed run repays a
     // switch, so on-demand stays at age 2. The runs do no work, so rule 1 expects the slack to run
-    // out (P = 1) and B(x) = (Q - p)(x - d) - p d - Q d - 2d (Q - p): at age 50 the run is taken to
-    // last as long again (B(3000 s) > 0) and the job goes back to spot.
+    // out (P = 1) and B(x) = (Q - p)(x - d) - p d - (Q - p) d: at age 50 the run is taken to last
+    // as long again (B(3000 s) > 0) and the job goes back to spot.
     const deadline_market m{.regions = {periodic_trace("r0", {2, 2}, 50, 100)}};
     const deadline_job job{.work_s = 3600.0, .deadline_s = 100000.0, .changeover_s = 120.0};
     const dnnplan::deadline_state on_demand{.mode = deadline_action::on_demand, .region = 0, .work_left_s = 3600.0};
     dnnplan::adaptive_deadline_policy at_2, at_50;
     CHECK(at_2.decide(dnnplan::deadline_view(m, job, 201, 0, on_demand)).action == deadline_action::on_demand);
     CHECK(at_50.decide(dnnplan::deadline_view(m, job, 249, 0, on_demand)).action == deadline_action::spot);
+}
+
+TEST_CASE("a switch back to spot is charged its own changeover; a move also the one back", "[solve][deadline_policy][policies]") {
+    // p = 1 USD/h, Q = 3 USD/h, d = 120 s, P = 0.5 (rule 2, top of adaptive.hpp). A switch with
+    // x = 480 s of the run left: (Q - p)(x - d) - p d - (Q - p) P d = (720 - 120 - 120) / 3600 USD;
+    // with x = 60 s < d the changeover eats the run: -p x - (Q - p) P x = -120 / 3600 USD. A move
+    // with egress 2E = 1 USD also pays the changeover back at Q with probability P and its slack:
+    // Q d P + (Q - p) P d = 300 / 3600 USD.
+    using dnnplan::detail::deadline::start_benefit_usd;
+    const dnnplan::detail::deadline::unit_prices u{.spot_usd_per_s = 1.0 / 3600.0, .on_demand_usd_per_s = 3.0 / 3600.0};
+    CHECK(start_benefit_usd(u, 0.5, 120.0, {}, 480.0) == Approx(480.0 / 3600.0));
+    CHECK(start_benefit_usd(u, 0.5, 120.0, {}, 60.0) == Approx(-120.0 / 3600.0));
+    CHECK(start_benefit_usd(u, 0.5, 120.0, {.extra_usd = 1.0, .changeover_back = true}, 480.0) == Approx(180.0 / 3600.0 - 1.0));
+    CHECK(start_benefit_usd(u, 0.0, 120.0, {.extra_usd = 0.0, .changeover_back = true}, 480.0) == Approx(start_benefit_usd(u, 0.0, 120.0, {}, 480.0)));
 }
 
 TEST_CASE("the default policy moves to another region only when the run there repays the egress", "[solve][deadline_policy][policies]") {

@@ -18,12 +18,12 @@
 //    in progress conditioned on the age it has reached (its first part: only the outages at least
 //    that long; the cycles after it keep tau): the policy waits on while some later threshold T
 //    costs less than paying now, and re-weighs at T.
-// 2. Back to spot from on-demand (optimal stopping over the run's age): a switch pays a changeover
-//    at the spot price, uses 2d of slack, worth (Q - p) P a second (P: the probability that the
-//    slack runs out, from rule 1's model), and pays the changeover back to on-demand when the run
-//    ends with probability P (with ample slack the job then waits for spot instead). The policy
-//    switches once the run has lasted a* ticks, a* the age that maximises the expected benefit of
-//    switching then over the empirical run lengths (never, when no age pays).
+// 2. Back to spot from on-demand (optimal stopping over the run's age): a switch pays its
+//    changeover at the spot price and loses its work, and the changeover's slack is worth (Q - p) P
+//    a second (P: the probability that the slack runs out, from rule 1's model). What follows the
+//    run's end (waiting, or on-demand after another changeover) is rule 1's, as after any run. The
+//    policy switches once the run has lasted a* ticks, a* the age that maximises the expected
+//    benefit of switching then over the empirical run lengths (never, when no age pays).
 // 3. A budget of switches (a threshold that depends on the capacity and time left, as in
 //    Kleywegt and Papastavrou, "The dynamic and stochastic knapsack problem", Operations
 //    Research 46(1), 1998): the slack S = R - t - W - d affords S / 2d switches to spot and back;
@@ -40,7 +40,8 @@
 // With several regions, the rules read the checkpoint's region's own runs and outages (spot in
 // another region costs a move). Spot is taken in the checkpoint's region when it has spot (no
 // egress); else in the region of cheapest spot, by rule 2's optimal stopping over that region's
-// own run lengths with the egress there and back (2E) taken from the benefit: the job moves once
+// own run lengths with the egress there and back (2E) and the changeover back to on-demand (at Q
+// with probability P, and its slack) taken from the benefit: the job moves once
 // that region's run has lasted long enough that B(x) - 2E pays. B is a benefit over on-demand, so
 // a waiting job weighs a move only once rule 1 (at home) would pay for on-demand, or once the
 // outage at home has outlasted the mean of its outages; until then it waits for spot at home.
@@ -181,13 +182,23 @@ inline constexpr double unseen_length_factor = 2.0;
     return {first.usd + cycles * cycle.usd + overrun_usd_per_s * over, p_over};
 }
 
+/// What a start on a spot run pays besides its own changeover (rule 2, top of adaptive.hpp).
+struct start_charges {
+    /// Egress there and back (a move to another region); 0 for a switch at home.
+    double extra_usd = 0.0;
+    /// Whether the changeover back to on-demand when the run ends is charged too (moves).
+    bool changeover_back = false;
+};
+
 /// B(x), the benefit of starting on a spot run from on-demand with x seconds of the run left
 /// (rule 2, top of adaptive.hpp): the spot work after the changeover saves Q - p a second; the
-/// changeover is billed at p, the one back at Q with probability P, the 2d of slack are worth
-/// (Q - p) P a second; `extra_usd` (a move's egress there and back) is paid besides.
-[[nodiscard]] inline double start_benefit_usd(unit_prices u, double p_overrun, double changeover_s, double extra_usd, double left_s) noexcept {
+/// changeover is billed at p and its min(x, d) of slack is worth (Q - p) P a second. A move also
+/// pays the changeover back at Q with probability P and that one's d of slack, and its egress.
+[[nodiscard]] inline double start_benefit_usd(unit_prices u, double p_overrun, double changeover_s, start_charges charges, double left_s) noexcept {
     const double p = u.spot_usd_per_s, q = u.on_demand_usd_per_s, d = changeover_s;
-    return (q - p) * std::max(left_s - d, 0.0) - p * std::min(left_s, d) - q * d * p_overrun - (q - p) * p_overrun * 2.0 * d - extra_usd;
+    const double own = (q - p) * std::max(left_s - d, 0.0) - p * std::min(left_s, d) - (q - p) * p_overrun * std::min(left_s, d);
+    const double back = charges.changeover_back ? q * d * p_overrun + (q - p) * p_overrun * (2.0 * d - std::min(left_s, d)) : 0.0;
+    return own - back - charges.extra_usd;
 }
 
 /// The age (ticks) at which starting on a spot run pays best, over the empirical run lengths, for
@@ -367,7 +378,7 @@ private:
     [[nodiscard]] double budget_age(const deadline_view& v, const history& h) const;
     [[nodiscard]] bool move_pays(const deadline_view& v, std::int32_t spot_region);
     [[nodiscard]] bool start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
-                                  const detail::deadline::availability_history& h, double extra_usd) const;
+                                  const detail::deadline::availability_history& h, detail::deadline::start_charges charges) const;
 
     adaptive_deadline_options options_;
     detail::deadline::availability_history history_;
@@ -440,10 +451,10 @@ inline double adaptive_deadline_policy::compute_wait_on(const deadline_view& v, 
 /// its first view): start once the run has lasted a* ticks, or once it has outlasted every
 /// observed run when a run as long again pays.
 inline bool adaptive_deadline_policy::start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
-                                                 const detail::deadline::availability_history& h, double extra_usd) const {
+                                                 const detail::deadline::availability_history& h, detail::deadline::start_charges charges) const {
     const std::size_t run_start = v.now() + 1 - static_cast<std::size_t>(h.age());
     const double g = v.gap_s(), d = v.job().changeover_s, age = static_cast<double>(h.age());
-    const auto benefit = [&](double left_s) { return detail::deadline::start_benefit_usd(rule.prices, rule.p_overrun, d, extra_usd, left_s); };
+    const auto benefit = [&](double left_s) { return detail::deadline::start_benefit_usd(rule.prices, rule.p_overrun, d, charges, left_s); };
     if (!rule.valid || rule.run_start != run_start || rule.region != region) {
         rule.prices = prices(v, region);
         rule.p_overrun = compute_thresholds(v, home_history(v), rule.prices).p_overrun;
@@ -460,7 +471,7 @@ inline bool adaptive_deadline_policy::start_pays(detail::deadline::start_rule& r
 inline bool adaptive_deadline_policy::switch_pays(const deadline_view& v, std::int32_t spot_region) {
     if (spendable_slack_s(v) + options_.reserve_s < options_.switch_slack_changeovers * v.job().changeover_s) return false;
     const history& h = history_of(v, spot_region);
-    if (!start_pays(switch_, v, spot_region, h, 0.0)) return false;
+    if (!start_pays(switch_, v, spot_region, h, {})) return false;
     if (budget_for_ != switch_.run_start || budget_region_ != switch_.region || !budget_valid_) {
         budget_age_ = budget_age(v, h);
         budget_for_ = switch_.run_start;
@@ -494,7 +505,7 @@ inline double adaptive_deadline_policy::budget_age(const deadline_view& v, const
 inline bool adaptive_deadline_policy::move_pays(const deadline_view& v, std::int32_t spot_region) {
     const std::int32_t home = v.state().region;
     if (home < 0 || spot_region == home) return true;
-    return start_pays(move_, v, spot_region, region_histories_[static_cast<std::size_t>(spot_region)], 2.0 * v.job().egress_usd);
+    return start_pays(move_, v, spot_region, region_histories_[static_cast<std::size_t>(spot_region)], {2.0 * v.job().egress_usd, true});
 }
 
 static_assert(deadline_policy<adaptive_deadline_policy>);
