@@ -30,7 +30,7 @@ namespace {
 constexpr std::string_view usage =
     "usage: pipeline_plan --pipedream-graph FILE -n M [M2 ...] [-b BYTES_PER_S [B2 ...]] "
     "[--activation-compression-ratio R] [--straight-pipeline] [--use-memory-constraint] [-s MEMORY_BYTES] "
-    "[--use-fewer-machines] [--json]";
+    "[--use-fewer-machines] [--max-states N] [--json]";
 
 using dnnplan_examples::command_line_error;
 
@@ -48,6 +48,7 @@ int run(int argc, char** argv) {
                                    cli::switch_flag("--use-memory-constraint", options.use_memory_constraint),
                                    cli::number_flag("-s", options.memory_bytes),
                                    cli::switch_flag("--use-fewer-machines", options.use_fewer_machines),
+                                   cli::number_flag("--max-states", options.max_states),
                                    cli::switch_flag("--json", json)},
                                   argc, argv);
     options.activation_compression_ratio = ratio;

@@ -51,6 +51,18 @@ string(JSON enumerated GET "${out}" details states_enumerated)
 string(JSON time GET "${out}" plan time_per_minibatch_s)
 expect("inception_v3 straight 4: status ${status}, states enumerated ${enumerated}, time ${time}"
        status STREQUAL "optimal" AND enumerated STREQUAL "OFF" AND time GREATER 0.1778739 AND time LESS 0.1778741)
+# --max-states: vgg16 (40 states) sent to the wide path gets the exact path's answer, 0.175732624 s
+# without transfers, proven optimal; over the exact path's limit is the command line's error.
+run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --max-states 0 --json)
+string(JSON status GET "${out}" status)
+string(JSON enumerated GET "${out}" details states_enumerated)
+string(JSON time GET "${out}" plan time_per_minibatch_s)
+expect("vgg16 --max-states 0: exit code ${code}, status ${status}, states enumerated ${enumerated}, time ${time}"
+       code EQUAL 0 AND status STREQUAL "optimal" AND enumerated STREQUAL "OFF" AND time GREATER 0.1757326 AND time LESS 0.1757327)
+run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --max-states 100001)
+expect("--max-states 100001: exit code ${code}" code EQUAL 2)
+string(FIND "${err}" "max_states" at)
+expect("--max-states 100001: the error names max_states: ${err}" NOT at EQUAL -1)
 run(--pipedream-graph "${FIXTURES}/nasnetalarge.txt" -n 16)
 expect("nasnetalarge: exit code ${code}" code EQUAL 0)
 expect_printed("nasnetalarge" "Total number of states: more than 20000 (not enumerated")

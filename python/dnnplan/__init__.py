@@ -148,13 +148,17 @@ def _file_or_text(value):
 
 
 def pipeline_plan(graph, machines, bandwidths_bytes_per_s=None, activation_compression_ratio=None, straight_pipeline=False,
-                  use_memory_constraint=False, memory_bytes=16e9, use_fewer_machines=False):
+                  use_memory_constraint=False, memory_bytes=16e9, use_fewer_machines=False, max_states=None):
     """PipeDream's partitioning problem (its optimizer's flags and defaults): graph is a
     PipeDream profile (graph.txt: a path or its text), machines the -n list (machines per level),
-    bandwidths_bytes_per_s the -b list (default 1e9 for every level). Returns the result document."""
+    bandwidths_bytes_per_s the -b list (default 1e9 for every level); max_states (default 20,000,
+    at most 100,000) the antichain states over which a graph takes the wide path (the command
+    line's --max-states). Returns the result document."""
     options = {"machines": [machines] if isinstance(machines, int) else list(machines),
                "straight_pipeline": straight_pipeline, "use_memory_constraint": use_memory_constraint,
                "memory_bytes": memory_bytes, "use_fewer_machines": use_fewer_machines}
+    if max_states is not None:
+        options["max_states"] = max_states
     if bandwidths_bytes_per_s is not None:
         options["bandwidths_bytes_per_s"] = list(bandwidths_bytes_per_s)
     if activation_compression_ratio is not None:

@@ -107,6 +107,13 @@ def test_pipeline_plan_equals_the_command_line(cli):
     with pytest.raises(dnnplan.InvalidInput) as caught:
         dnnplan.pipeline_plan(graph, [0])
     assert caught.value.field.startswith("machines")
+    wide = dnnplan.pipeline_plan(graph, [4], straight_pipeline=True, max_states=0)
+    assert without_times(wide) == without_times(
+        cli("pipeline_plan", "--pipedream-graph", graph, "-n", 4, "--straight-pipeline", "--max-states", 0, "--json"))
+    assert not wide["details"]["states_enumerated"] and ours["details"]["states_enumerated"]
+    with pytest.raises(dnnplan.InvalidInput) as caught:
+        dnnplan.pipeline_plan(graph, [4], max_states=100001)
+    assert caught.value.field.endswith("max_states")
 
 
 def test_hybrid_plan_equals_the_command_line(cli):
