@@ -1,6 +1,6 @@
 // pipeline_plan --pipedream-graph FILE -n M [M2 ...] [-b BYTES_PER_S [B2 ...]]
 //               [--activation-compression-ratio R] [--straight-pipeline] [--use-memory-constraint]
-//               [-s MEMORY_BYTES] [--use-fewer-machines] [--json]
+//               [-s MEMORY_BYTES] [--use-fewer-machines] [--max-states N] [--json]
 //
 // A drop-in for PipeDream's optimizer command line (optimizer_graph_hierarchical.py): the same
 // flags and defaults (-b 1e9, -s 16e9), the same partition. Prints the stages and the predicted
@@ -72,9 +72,12 @@ int run(int argc, char** argv) {
     }
     if (r.details.states_enumerated)
         std::cout << "Total number of states: " << r.details.num_states << '\n';
-    else  // the wide path (docs/solvers/pipeline_plan.md, "Wide graphs"): stages run between cuts
+    else if (options.max_states > 0)  // the wide path (pipeline_plan.md, "Wide graphs")
         std::cout << "Total number of states: more than " << options.max_states << " (not enumerated; "
                   << r.details.lattice.kept_layers << " layers, stages between cuts)\n";
+    else
+        std::cout << "Total number of states: not enumerated (--max-states 0; " << r.details.lattice.kept_layers
+                  << " layers, stages between cuts)\n";
     if (!r.plan) {
         if (r.limit != dnnplan::search_limit::none)  // a budget stopped it: nothing is proven
             std::cout << "No partition found, limit: " << to_string(r.limit) << " (" << r.reason << ").\n";

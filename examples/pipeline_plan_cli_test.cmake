@@ -38,7 +38,8 @@ expect("node budget --json: status ${status}, limit ${limit}, plan ${plan}"
 expect_malformed("-n;4" "--pipedream-graph;${FIXTURES}/vgg16.txt" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;four"
                  "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;--colour" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;-b;-1"
                  "--pipedream-graph;${FIXTURES}/README.md;-n;4" "--pipedream-graph;/nonexistent.txt;-n;4"
-                 "--pipedream-graph;${FIXTURES}/../cli/empty.txt;-n;4")
+                 "--pipedream-graph;${FIXTURES}/../cli/empty.txt;-n;4" "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;--max-states;-1"
+                 "--pipedream-graph;${FIXTURES}/vgg16.txt;-n;4;--max-states;many")
 
 # A graph over max_states (20,000) antichain states takes the wide path: inception_v3 (221,564
 # states) on a straight pipeline of 4 machines, where its bounds meet at 0.177874 s (the design
@@ -59,10 +60,14 @@ string(JSON enumerated GET "${out}" details states_enumerated)
 string(JSON time GET "${out}" plan time_per_minibatch_s)
 expect("vgg16 --max-states 0: exit code ${code}, status ${status}, states enumerated ${enumerated}, time ${time}"
        code EQUAL 0 AND status STREQUAL "optimal" AND enumerated STREQUAL "OFF" AND time GREATER 0.1757326 AND time LESS 0.1757327)
-run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --max-states 100001)
-expect("--max-states 100001: exit code ${code}" code EQUAL 2)
-string(FIND "${err}" "max_states" at)
-expect("--max-states 100001: the error names max_states: ${err}" NOT at EQUAL -1)
+run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --max-states 0)
+expect_printed("vgg16 --max-states 0" "Total number of states: not enumerated (--max-states 0; 40 layers")
+run(--pipedream-graph /nonexistent.txt -n 4 --max-states 100001)
+string(FIND "${err}" "max_states = 100001: expected at most 100000" at)
+string(FIND "${err}" "nonexistent" file_named)
+string(LENGTH "${out}" printed)
+expect("--max-states 100001: exit code ${code}, the field named at ${at}, the file at ${file_named}, ${printed} bytes on stdout"
+       code EQUAL 2 AND NOT at EQUAL -1 AND file_named EQUAL -1 AND printed EQUAL 0)
 run(--pipedream-graph "${FIXTURES}/nasnetalarge.txt" -n 16)
 expect("nasnetalarge: exit code ${code}" code EQUAL 0)
 expect_printed("nasnetalarge" "Total number of states: more than 20000 (not enumerated")

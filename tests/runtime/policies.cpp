@@ -194,13 +194,15 @@ TEST_CASE("a switch back to spot is charged its own changeover; a move also the 
     // p = 1 USD/h, Q = 3 USD/h, d = 120 s, P = 0.5 (rule 2, top of adaptive.hpp). A switch with
     // x = 480 s of the run left: (Q - p)(x - d) - p d - (Q - p) P d = (720 - 120 - 120) / 3600 USD;
     // with x = 60 s < d the changeover eats the run: -p x - (Q - p) P x = -120 / 3600 USD. A move
-    // with egress 2E = 1 USD also pays the changeover back at Q with probability P and its slack:
-    // Q d P + (Q - p) P d = 300 / 3600 USD.
+    // with egress 2E = 1 USD also pays the changeover back at Q with probability P and the rest of
+    // 2d of slack: Q d P + (Q - p) P (2d - min(x, d)) = 300 / 3600 USD at x = 480 s, 360 / 3600 USD
+    // at x = 60 s (as before the switch's charges changed: -p x - Q d P - (Q - p) P 2d - 2E).
     using dnnplan::detail::deadline::start_benefit_usd;
     const dnnplan::detail::deadline::unit_prices u{.spot_usd_per_s = 1.0 / 3600.0, .on_demand_usd_per_s = 3.0 / 3600.0};
     CHECK(start_benefit_usd(u, 0.5, 120.0, {}, 480.0) == Approx(480.0 / 3600.0));
     CHECK(start_benefit_usd(u, 0.5, 120.0, {}, 60.0) == Approx(-120.0 / 3600.0));
     CHECK(start_benefit_usd(u, 0.5, 120.0, {.extra_usd = 1.0, .changeover_back = true}, 480.0) == Approx(180.0 / 3600.0 - 1.0));
+    CHECK(start_benefit_usd(u, 0.5, 120.0, {.extra_usd = 1.0, .changeover_back = true}, 60.0) == Approx(-480.0 / 3600.0 - 1.0));
     CHECK(start_benefit_usd(u, 0.0, 120.0, {.extra_usd = 0.0, .changeover_back = true}, 480.0) == Approx(start_benefit_usd(u, 0.0, 120.0, {}, 480.0)));
 }
 

@@ -20,10 +20,12 @@
 //    costs less than paying now, and re-weighs at T.
 // 2. Back to spot from on-demand (optimal stopping over the run's age): a switch pays its
 //    changeover at the spot price and loses its work, and the changeover's slack is worth (Q - p) P
-//    a second (P: the probability that the slack runs out, from rule 1's model). What follows the
-//    run's end (waiting, or on-demand after another changeover) is rule 1's, as after any run. The
-//    policy switches once the run has lasted a* ticks, a* the age that maximises the expected
-//    benefit of switching then over the empirical run lengths (never, when no age pays).
+//    a second (P: the probability that the slack runs out, from rule 1's model). The policy
+//    switches once the run has lasted a* ticks, a* the age that maximises the expected benefit of
+//    switching then over the empirical run lengths (never, when no age pays). What follows the
+//    run's end (waiting, or on-demand after another changeover) is not charged to the switch: a
+//    measured choice, not a derivation (charging the changeover back, Q d P, and the rest of 2d of
+//    slack made no difference on the shared traces and cost more on the held-out ones; docs).
 // 3. A budget of switches (a threshold that depends on the capacity and time left, as in
 //    Kleywegt and Papastavrou, "The dynamic and stochastic knapsack problem", Operations
 //    Research 46(1), 1998): the slack S = R - t - W - d affords S / 2d switches to spot and back;
@@ -41,8 +43,8 @@
 // another region costs a move). Spot is taken in the checkpoint's region when it has spot (no
 // egress); else in the region of cheapest spot, by rule 2's optimal stopping over that region's
 // own run lengths with the egress there and back (2E) and the changeover back to on-demand (at Q
-// with probability P, and its slack) taken from the benefit: the job moves once
-// that region's run has lasted long enough that B(x) - 2E pays. B is a benefit over on-demand, so
+// with probability P, and the rest of 2d of slack) taken from the benefit: the job moves once
+// that region's run has lasted long enough that B'(x) - 2E pays. B is a benefit over on-demand, so
 // a waiting job weighs a move only once rule 1 (at home) would pay for on-demand, or once the
 // outage at home has outlasted the mean of its outages; until then it waits for spot at home.
 // When the move does not pay, the job keeps what it does: on-demand, or
@@ -193,7 +195,8 @@ struct start_charges {
 /// B(x), the benefit of starting on a spot run from on-demand with x seconds of the run left
 /// (rule 2, top of adaptive.hpp): the spot work after the changeover saves Q - p a second; the
 /// changeover is billed at p and its min(x, d) of slack is worth (Q - p) P a second. A move also
-/// pays the changeover back at Q with probability P and that one's d of slack, and its egress.
+/// pays the changeover back at Q with probability P, the rest of 2d of slack (2d - min(x, d)) and
+/// its egress.
 [[nodiscard]] inline double start_benefit_usd(unit_prices u, double p_overrun, double changeover_s, start_charges charges, double left_s) noexcept {
     const double p = u.spot_usd_per_s, q = u.on_demand_usd_per_s, d = changeover_s;
     const double own = (q - p) * std::max(left_s - d, 0.0) - p * std::min(left_s, d) - (q - p) * p_overrun * std::min(left_s, d);
