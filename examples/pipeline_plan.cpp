@@ -72,12 +72,12 @@ int run(int argc, char** argv) {
     }
     if (r.details.states_enumerated)
         std::cout << "Total number of states: " << r.details.num_states << '\n';
-    else if (options.max_states > 0)  // the wide path (pipeline_plan.md, "Wide graphs")
-        std::cout << "Total number of states: more than " << options.max_states << " (not enumerated; "
-                  << r.details.lattice.kept_layers << " layers, stages between cuts)\n";
-    else
-        std::cout << "Total number of states: not enumerated (--max-states 0; " << r.details.lattice.kept_layers
-                  << " layers, stages between cuts)\n";
+    else {  // the wide path (docs/solvers/pipeline_plan.md, "Wide graphs"): stages run between cuts
+        std::cout << "Total number of states: ";
+        if (options.max_states > 0) std::cout << "more than " << options.max_states << " (not enumerated; ";
+        else std::cout << "not enumerated (--max-states 0; ";
+        std::cout << r.details.lattice.kept_layers << " layers, stages between cuts)\n";
+    }
     if (!r.plan) {
         if (r.limit != dnnplan::search_limit::none)  // a budget stopped it: nothing is proven
             std::cout << "No partition found, limit: " << to_string(r.limit) << " (" << r.reason << ").\n";
