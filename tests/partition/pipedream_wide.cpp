@@ -186,7 +186,7 @@ TEST_CASE("the wide path brackets PipeDream's own answers", "[partition][pipedre
     REQUIRE(in);
     const nlohmann::json reference = nlohmann::json::parse(in);
     std::map<std::string, dnnplan::layer_graph> graphs;
-    std::int64_t bracketed = 0, met = 0;
+    std::int64_t bracketed = 0, met = 0, transfers = 0, transfers_tight = 0;
     for (const auto& run : reference.at("runs")) {
         const std::string name = run.at("profile");
         if (name == "gnmt" || name == "gnmt_large") continue;  // several sources: no wide path
@@ -204,6 +204,10 @@ TEST_CASE("the wide path brackets PipeDream's own answers", "[partition][pipedre
         const double pd = expected.get<double>();
         REQUIRE(wide.bound);
         CHECK(*wide.bound <= pd * (1.0 + 1e-9));
+        if (o.activation_compression_ratio) {  // the window bound sees the transfers
+            ++transfers;
+            transfers_tight += *wide.bound >= pd * (1.0 - 0.005) ? 1 : 0;
+        }
         if (wide.plan) {
             CHECK(*wide.objective_value >= pd * (1.0 - 1e-9));
             if (wide.status == dnnplan::solve_status::optimal) {
@@ -216,7 +220,13 @@ TEST_CASE("the wide path brackets PipeDream's own answers", "[partition][pipedre
         ++bracketed;
     }
     CHECK(bracketed >= 600);  // 610 one-level runs of single-source profiles
-    CHECK(met >= bracketed / 3);  // 351 of 610 when this was written
+    // 351 of 610 when this was written; 497 before the window bound saw transfers and memory, and
+    // the packing tried the replica counts where a stage's memory copies drop; 532 since.
+    CHECK(met >= 520);
+    // With transfers the bound is within 0.5 % of PipeDream's answer in 124 of 126 runs (80 before
+    // it saw them).
+    CHECK(transfers >= 120);
+    CHECK(transfers_tight >= transfers - 4);
 }
 
 TEST_CASE("on random wide DAGs the wide path bounds the exact answer", "[partition][pipedream][wide][oracle]") {
@@ -291,28 +301,31 @@ TEST_CASE("the window relaxation admits every threshold a partition meets, with 
         for (const double c : points->compute_s)
             for (const auto& [lo, hi] : windows) CHECK_FALSE((lo < c && c < hi));
         for (const std::int32_t m : {2, 4, 8, 16})
-            for (const bool straight : {false, true}) {
-                dnnplan::pipedream_options o;
-                o.machines = {m};
-                o.straight_pipeline = straight;
-                const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o}, states);
-                if (!exact.plan) continue;
-                INFO(name << " on " << m << " machines, straight " << straight);
-                const double t = exact.plan->time_per_minibatch_s * (1.0 + 1e-12);
-                const auto setting = dnnplan::detail::wide_setting::of(o);
-                dnnplan::detail::window_relaxation windows_only(lattice, setting, 0), exact_points(lattice, setting);
-                CHECK_FALSE(windows_only.has_exact_points());
-                CHECK(exact_points.has_exact_points());
-                CHECK(windows_only.admits(t));
-                CHECK(exact_points.admits(t));
-                // Below C / M no relaxation of M machines reaches the end (the test is not vacuous).
-                const double below = 0.99 * lattice.total_compute_s() / static_cast<double>(m);
-                CHECK_FALSE(windows_only.admits(below));
-                CHECK_FALSE(exact_points.admits(below));
-                ++checked;
-            }
+            for (const bool straight : {false, true})
+                for (const int variant : {0, 1, 2, 3}) {  // plain; transfers; memory; both
+                    dnnplan::pipedream_options o;
+                    o.machines = {m};
+                    o.straight_pipeline = straight;
+                    if (variant % 2 == 1) o.activation_compression_ratio = 1.0;
+                    if (variant >= 2) o.use_memory_constraint = true, o.memory_bytes = half_model_bytes(graph) / m;
+                    const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o}, states);
+                    if (!exact.plan) continue;
+                    INFO(name << " on " << m << " machines, straight " << straight << ", variant " << variant);
+                    const double t = exact.plan->time_per_minibatch_s * (1.0 + 1e-12);
+                    const auto setting = dnnplan::detail::wide_setting::of(o);
+                    dnnplan::detail::window_relaxation windows_only(lattice, setting, 0), exact_points(lattice, setting);
+                    CHECK_FALSE(windows_only.has_exact_points());
+                    CHECK(exact_points.has_exact_points());
+                    CHECK(windows_only.admits(t));
+                    CHECK(exact_points.admits(t));
+                    // Below C / M no relaxation of M machines reaches the end (the test is not vacuous).
+                    const double below = 0.99 * lattice.total_compute_s() / static_cast<double>(m);
+                    CHECK_FALSE(windows_only.admits(below));
+                    CHECK_FALSE(exact_points.admits(below));
+                    ++checked;
+                }
     }
-    CHECK(checked >= 40);
+    CHECK(checked >= 150);
 }
 
 TEST_CASE("a single-source graph's states are its nonempty ideals", "[partition][pipedream][wide]") {

@@ -8,9 +8,9 @@
 //
 // Stage times are PipeDream's (reference note, section 3; partition/pipedream_cost.hpp):
 //     (C + q_r W) / r,  q_r = 4 (r - 1) / (B r),
-// plus transfers and the memory check, which only add to it or forbid it; none of the bounds
-// uses them. For r >= 2 the time falls with r (docs/solvers/pipeline_plan.md, fact 1; the
-// header comment of partition/pipedream_chain.hpp).
+// plus transfers and the memory check, which only add to it or forbid it; LB0 and LB1 leave
+// them out, the window bound uses both (below). For r >= 2 the time falls with r
+// (docs/solvers/pipeline_plan.md, fact 1; the header comment of partition/pipedream_chain.hpp).
 
 #include <dnnplan/partition/antichain.hpp>
 #include <dnnplan/partition/ideal_lattice.hpp>
@@ -141,18 +141,57 @@ inline constexpr std::size_t wide_enumerated_ideals = 300000;
 /// windows only exclude some): the distinct compute sums of its nonempty ideals, ascending, and
 /// for the parameters of the ideals at them, the most over the points up to each one and the
 /// least over the points from each one on (a stage from a cut at or before x to a cut at y
-/// holds at least parameters_from[y] - parameters_upto[x]).
+/// holds at least parameters_from[y] - parameters_upto[x]); the same for the stashed bytes
+/// (activations and parameters, PipeDream's memory check); and a lower bound on the least output
+/// of the ideals at each point (0 for the whole graph, whose state has no output transfer).
+/// PipeDream's out is the activations over the augmented antichain, the maximal layers A and, for
+/// each a in A, the branching ancestors E(a) with a successor that is neither a nor an ancestor
+/// of a (antichain.hpp, augment_antichain); E(a) depends on a alone and misses A (A is an
+/// antichain), so out >= act(A) + max over a of act(E(a)).
 struct exact_points {
     std::vector<double> compute_s{};
     std::vector<double> parameters_upto{};  ///< prefix maxima of the ideals' parameters
     std::vector<double> parameters_from{};  ///< suffix minima
+    std::vector<double> stashed_upto{};     ///< prefix maxima of the ideals' activations + parameters
+    std::vector<double> stashed_from{};     ///< suffix minima
+    std::vector<double> output_min{};       ///< at most the least output bytes of an ideal at the point
 };
 
-/// Every nonempty ideal's compute and parameter sums, when there are at most `cap` ideals (none
-/// otherwise). Enumerated once each by reverse search: an ideal's parent is
-/// it minus its maximal layer latest in the topological order, so a child D + {v} (v on D's
-/// frontier) is visited from D only when v is later than every other maximal layer of D + {v}
-/// (those of D but v's in-neighbours).
+/// The largest index in [first, end) whose value is at most a threshold, in O(log n) (a tree of
+/// minima over the values).
+class last_at_most_index {
+public:
+    last_at_most_index() = default;
+    explicit last_at_most_index(const std::vector<double>& values) : n_(values.size()) {
+        while (size_ < n_) size_ *= 2;
+        min_.assign(2 * size_, std::numeric_limits<double>::infinity());
+        std::copy(values.begin(), values.end(), min_.begin() + static_cast<std::ptrdiff_t>(size_));
+        for (std::size_t i = size_; i-- > 1;) min_[i] = std::min(min_[2 * i], min_[2 * i + 1]);
+    }
+    /// The largest i in [first, end) with values[i] <= at_most, if any.
+    [[nodiscard]] std::optional<std::size_t> find(std::size_t first, std::size_t end, double at_most) const {
+        if (first >= std::min(end, n_)) return std::nullopt;
+        return search(1, 0, size_, first, std::min(end, n_), at_most);
+    }
+
+private:
+    [[nodiscard]] std::optional<std::size_t> search(std::size_t node, std::size_t lo, std::size_t hi, std::size_t first, std::size_t end,
+                                                    double at_most) const {
+        if (hi <= first || end <= lo || min_[node] > at_most) return std::nullopt;
+        if (hi - lo == 1) return lo;
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (const auto right = search(2 * node + 1, mid, hi, first, end, at_most)) return right;
+        return search(2 * node, lo, mid, first, end, at_most);
+    }
+    std::size_t n_ = 0, size_ = 1;
+    std::vector<double> min_;
+};
+
+/// Every nonempty ideal's compute, parameter and stashed sums and a lower bound on its output,
+/// when there are at most `cap` ideals (none otherwise). Enumerated once each by reverse search:
+/// an ideal's parent is it minus its maximal layer latest in the topological order, so a child
+/// D + {v} (v on D's frontier) is visited from D only when v is later than every other maximal
+/// layer of D + {v} (those of D but v's in-neighbours).
 class ideal_compute_enumerator {
 public:
     explicit ideal_compute_enumerator(const ideal_lattice& lattice, std::size_t cap) : lattice_(lattice), cap_(cap) {
@@ -163,12 +202,19 @@ public:
         // Per depth (layers in the ideal) the frontier and the maximal layers, reused.
         avail_.resize(kept.order.size() + 1);
         maxima_.resize(kept.order.size() + 1);
+        // What augmenting an antichain adds for each of its layers (antichain.hpp's
+        // augment_antichain, layer by layer): its activations, the member's own left out.
+        const bitset_rows branching = branching_layers(kept);
+        bitset_rows scratch(1, lattice.layer_count());
+        augmented_extra_.assign(lattice.layer_count(), 0.0);
         for (const std::size_t l : kept.order) {
             pending_[l] = static_cast<std::uint32_t>(kept.pred[l].size());
             if (pending_[l] == 0) avail_[0].push_back(l);
+            for (const std::size_t x : augment_antichain(kept, lattice.closures(), branching, {l}, scratch))
+                if (x != l) augmented_extra_[l] += lattice.figures().activation[x];
         }
         values_.reserve(std::min<std::size_t>(cap, 1u << 16));
-        visit(0, 0.0, 0.0);
+        visit(0, {});
     }
 
     /// The nonempty ideals enumerated (all of them unless over the cap): for one source,
@@ -178,28 +224,43 @@ public:
 
     [[nodiscard]] std::optional<exact_points> points() && {
         if (over_) return std::nullopt;
-        std::sort(values_.begin(), values_.end());
+        std::sort(values_.begin(), values_.end(), [](const sums& a, const sums& b) { return a.compute_s < b.compute_s; });
         exact_points out;
-        for (const auto& [c, params] : values_) {
-            if (out.compute_s.empty() || c != out.compute_s.back()) {
-                out.compute_s.push_back(c);
-                out.parameters_upto.push_back(params);
-                out.parameters_from.push_back(params);
+        for (const sums& v : values_) {
+            if (out.compute_s.empty() || v.compute_s != out.compute_s.back()) {
+                out.compute_s.push_back(v.compute_s);
+                out.parameters_upto.push_back(v.parameter_bytes);
+                out.parameters_from.push_back(v.parameter_bytes);
+                out.stashed_upto.push_back(v.stashed_bytes);
+                out.stashed_from.push_back(v.stashed_bytes);
+                out.output_min.push_back(v.output_bytes);
             }
-            out.parameters_upto.back() = std::max(out.parameters_upto.back(), params);
-            out.parameters_from.back() = std::min(out.parameters_from.back(), params);
+            out.parameters_upto.back() = std::max(out.parameters_upto.back(), v.parameter_bytes);
+            out.parameters_from.back() = std::min(out.parameters_from.back(), v.parameter_bytes);
+            out.stashed_upto.back() = std::max(out.stashed_upto.back(), v.stashed_bytes);
+            out.stashed_from.back() = std::min(out.stashed_from.back(), v.stashed_bytes);
+            out.output_min.back() = std::min(out.output_min.back(), v.output_bytes);
         }
-        for (std::size_t i = 1; i < out.compute_s.size(); ++i)
+        for (std::size_t i = 1; i < out.compute_s.size(); ++i) {
             out.parameters_upto[i] = std::max(out.parameters_upto[i], out.parameters_upto[i - 1]);
-        for (std::size_t i = out.compute_s.size(); i-- > 1;)
+            out.stashed_upto[i] = std::max(out.stashed_upto[i], out.stashed_upto[i - 1]);
+        }
+        for (std::size_t i = out.compute_s.size(); i-- > 1;) {
             out.parameters_from[i - 1] = std::min(out.parameters_from[i - 1], out.parameters_from[i]);
+            out.stashed_from[i - 1] = std::min(out.stashed_from[i - 1], out.stashed_from[i]);
+        }
         return out;
     }
 
 private:
+    struct sums {
+        double compute_s = 0.0, parameter_bytes = 0.0, stashed_bytes = 0.0, output_bytes = 0.0;
+    };
+
     // The children of the ideal at `depth` (its frontier avail_[depth], its maximal layers
-    // maxima_[depth]).
-    void visit(std::size_t depth, double compute, double parameters) {
+    // maxima_[depth]) with its sums `at` (output aside).
+    void visit(std::size_t depth, const sums& at) {
+        const layer_figures& f = lattice_.figures();
         const kept_layers& kept = lattice_.kept();
         for (std::size_t i = 0; i < avail_[depth].size() && !over_; ++i) {
             const std::size_t v = avail_[depth][i];
@@ -217,16 +278,21 @@ private:
                 over_ = true;
                 return;
             }
-            const double c = compute + lattice_.figures().compute[v];
-            const double params = parameters + lattice_.figures().parameter[v];
-            values_.emplace_back(c, params);
+            sums next{.compute_s = at.compute_s + f.compute[v], .parameter_bytes = at.parameter_bytes + f.parameter[v],
+                      .stashed_bytes = at.stashed_bytes + f.activation[v] + f.parameter[v]};
+            if (depth + 1 < kept.order.size()) {  // the whole graph's state has no output
+                double extra = 0.0;
+                for (const std::size_t u : next_max) next.output_bytes += f.activation[u], extra = std::max(extra, augmented_extra_[u]);
+                next.output_bytes += extra;
+            }
+            values_.push_back(next);
             auto& next_avail = avail_[depth + 1];
             next_avail.clear();
             for (const std::size_t a : avail_[depth])
                 if (a != v) next_avail.push_back(a);
             for (const std::size_t w : kept.succ[v])
                 if (--pending_[w] == 0) next_avail.push_back(w);
-            visit(depth + 1, c, params);
+            visit(depth + 1, next);
             for (const std::size_t w : kept.succ[v]) ++pending_[w];
         }
     }
@@ -236,7 +302,8 @@ private:
     std::vector<std::size_t> rank_;
     std::vector<std::uint32_t> pending_;
     std::vector<std::vector<std::size_t>> avail_, maxima_;
-    std::vector<std::pair<double, double>> values_;  // (compute, parameters) per ideal
+    std::vector<sums> values_;  // per ideal
+    std::vector<double> augmented_extra_;  // per layer
     bool over_ = false;
 };
 
@@ -259,6 +326,18 @@ private:
 /// allowed point from reach[m - r]; a straight pipeline has r = 1 only. As in LB1, a layer with
 /// c_l > T needs rho_l(T) replicas or more: a stage on fewer must stop at or before g_l if it
 /// may not start past it (p < e_l). Not reaching C on M machines: nothing runs within T.
+///
+/// The transfers (with exact points) and the memory check restrict it too (a plan on exactly M
+/// machines; pipedream_cost.hpp): a stage on r replicas after k > 0 machines waits
+/// 2 out / (B r R) for the output of the cut it starts at and (unless it ends the graph) of the
+/// cut it ends at, so both cuts hold an ideal with out <= T B r R / 2. The plan's cut after k
+/// machines is at most reach[k] and is such a point, so it is at most the last such point within
+/// reach[k], where the stage may start instead (reaching farther still never hurts); it ends at
+/// such a point too. Without use_fewer_machines the stage has M - k - r machines after it, so
+/// its stashed bytes times ceil((M - k - r) / r) are within the memory: with exact points at
+/// least stashed_from[y] - stashed_upto[p] of them; the windows alone (no points) check the
+/// memory on the forced layers' bytes (those the stage holds whatever its cuts) and cannot see
+/// the outputs.
 class window_relaxation {
 public:
     /// `enumerated_ideals`: the most ideals enumerated for exact points (0: the windows only).
@@ -272,14 +351,20 @@ public:
             cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
             cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
             const layer_window w{.first_with = down - slack, .last_without = total_ - up + slack,
-                                 .parameter_bytes = f.parameter[l], .compute_s = f.compute[l]};
-            if (w.parameter_bytes > 0.0) layers_.push_back(w);
+                                 .parameter_bytes = f.parameter[l], .stashed_bytes = f.parameter[l] + f.activation[l],
+                                 .compute_s = f.compute[l]};
+            if (w.parameter_bytes > 0.0 || (setting_.memory_bytes && f.activation[l] > 0.0)) layers_.push_back(w);
             heavy_.push_back(w);
         }
         std::sort(layers_.begin(), layers_.end(), [](const auto& a, const auto& b) { return a.last_without < b.last_without; });
         std::sort(heavy_.begin(), heavy_.end(), [](const auto& a, const auto& b) { return a.compute_s > b.compute_s; });
         if (enumerated_ideals > 0) points_ = ideal_compute_enumerator(lattice, enumerated_ideals).points();
-        for (const std::size_t l : lattice.kept().order) parameter_total_ += f.parameter[l];
+        if (points_ && setting_.activation_compression_ratio) outputs_ = last_at_most_index(points_->output_min);
+        for (const std::size_t l : lattice.kept().order) {
+            if (lattice.kept().pred[l].empty() && f.compute[l] > 0.0) empty_first_stage_ = setting_.fewer;
+            parameter_total_ += f.parameter[l];
+            stashed_total_ += f.parameter[l] + f.activation[l];
+        }
     }
 
     /// Whether the positions are the ideals' own compute sums (else: outside the windows).
@@ -297,10 +382,14 @@ public:
             slow_.emplace_back(l, fewest_replicas(setting_, l.compute_s, l.parameter_bytes, t, setting_.machines));
         }
         for (std::size_t m = 1; m <= m_count; ++m) {
-            reach_[m] = reach_[m - 1];  // idle machines: at most M is a relaxation of exactly M
+            // Idle machines: at most M is a relaxation of exactly M. But the first stage holds the
+            // source, so it advances unless the source has no compute or it may use fewer machines.
+            reach_[m] = m > 1 || empty_first_stage_ ? reach_[m - 1] : -1.0;
             for (std::size_t r = 1; r <= (setting_.straight ? 1 : m); ++r) {
                 if (reach_[m - r] < 0.0) continue;
-                const double next = farthest(m - r, static_cast<std::int32_t>(r), t);
+                const std::optional<double> start = stage_start(m - r, static_cast<std::int32_t>(r), t);
+                if (!start) continue;
+                const double next = farthest(m - r, *start, static_cast<std::int32_t>(r), t);
                 if (next >= total_) return true;
                 if (next > reach_[m - r]) reach_[m] = std::max(reach_[m], next);
             }
@@ -313,11 +402,13 @@ private:
         double first_with = 0.0;    // e_l: the least compute of an ideal holding l
         double last_without = 0.0;  // g_l: the most compute of an ideal without l
         double parameter_bytes = 0.0;
+        double stashed_bytes = 0.0;  // activations and parameters
         double compute_s = 0.0;
     };
     struct forced_layers {
         std::vector<double> last_without;  // g_l of the layers with e_l > p, ascending
         std::vector<double> parameters;    // parameters[i]: the W of the first i of them
+        std::vector<double> stashed;       // stashed[i]: their activations and parameters
     };
 
     // The layers a stage starting at reach[k] may be forced to hold.
@@ -326,28 +417,57 @@ private:
             forced_layers& fl = forced_[k];
             fl.last_without.clear();
             fl.parameters.assign(1, 0.0);
+            fl.stashed.assign(1, 0.0);
             for (const layer_window& l : layers_)
                 if (l.first_with > reach_[k]) {
                     fl.last_without.push_back(l.last_without);
                     fl.parameters.push_back(fl.parameters.back() + l.parameter_bytes);
+                    fl.stashed.push_back(fl.stashed.back() + l.stashed_bytes);
                 }
             prepared_[k] = true;
         }
         return forced_[k];
     }
 
-    // The farthest allowed p' > p = reach[k] with (p' - p) + q_r W(p, p') <= r t (p if none).
-    // With the first i forced layers in (p' in (g_(i-1), g_i]) p' may go up to
+    // ceil(after / r), the times PipeDream's memory check counts a stage's stashed bytes, for a
+    // stage on r replicas after k machines with M - k - r after it; 0 without the check (and with
+    // use_fewer_machines, where the machines after it are not known).
+    [[nodiscard]] double copies(std::size_t k, std::int32_t r) const noexcept {
+        if (!setting_.memory_bytes || setting_.fewer) return 0.0;
+        const double after = setting_.machines - static_cast<std::int32_t>(k) - r;
+        return std::ceil(after / static_cast<double>(r));
+    }
+
+    // T B r R / 2: the most output bytes at a cut next to a stage on r replicas within t.
+    [[nodiscard]] double output_limit(std::int32_t r, double t) const noexcept {
+        return t * setting_.bandwidth_bytes_per_s * static_cast<double>(r) * *setting_.activation_compression_ratio / 2.0 * (1.0 + 1e-12);
+    }
+
+    // Where a stage on r replicas after k machines may start: reach[k], or with transfers the last
+    // point within it whose output such a stage can wait for; none when there is none.
+    [[nodiscard]] std::optional<double> stage_start(std::size_t k, std::int32_t r, double t) const {
+        if (k == 0 || !outputs_) return reach_[k];
+        const exact_points& pts = *points_;
+        const auto end = static_cast<std::size_t>(
+            std::upper_bound(pts.compute_s.begin(), pts.compute_s.end(), reach_[k] + 1e-12 * total_) - pts.compute_s.begin());
+        const auto at = outputs_->find(0, end, output_limit(r, t));
+        if (!at) return std::nullopt;
+        return std::min(reach_[k], pts.compute_s[*at] + 1e-12 * total_);
+    }
+
+    // The farthest allowed p' > p with (p' - p) + q_r W(p, p') <= r t (p if none), for a stage
+    // after k machines starting at p <= reach[k] (the forced layers of reach[k] are forced from p
+    // too). With the first i forced layers in (p' in (g_(i-1), g_i]) p' may go up to
     // cap_i = p + r t - q_r W_i; the last i with cap_i > g_(i-1) is found by bisection.
-    [[nodiscard]] double farthest(std::size_t k, std::int32_t r, double t) {
-        const double p = reach_[k];
+    [[nodiscard]] double farthest(std::size_t k, double p, std::int32_t r, double t) {
         const forced_layers& fl = forced(k);
         const double q = setting_.sync_factor(r);
         const auto cap = [&](std::size_t i) { return p + static_cast<double>(r) * t - q * fl.parameters[i]; };
         const auto open = [&](std::size_t i) { return i == 0 || cap(i) > fl.last_without[i - 1]; };
         // Layers with g_l < p are in for every p' > p.
-        std::size_t lo = static_cast<std::size_t>(std::lower_bound(fl.last_without.begin(), fl.last_without.end(), p) -
-                                                  fl.last_without.begin());
+        const auto always = static_cast<std::size_t>(std::lower_bound(fl.last_without.begin(), fl.last_without.end(), p) -
+                                                     fl.last_without.begin());
+        std::size_t lo = always;
         if (!open(lo)) return p;
         std::size_t hi = fl.last_without.size() + 1;  // open(lo) holds; hi is past the end
         while (hi - lo > 1) {
@@ -356,30 +476,46 @@ private:
         }
         double to = cap(lo);
         if (lo < fl.last_without.size()) to = std::min(to, fl.last_without[lo]);
+        if (const double n = copies(k, r); n > 0.0) {  // the memory check: the first i forced layers in
+            const double most = *setting_.memory_bytes / n * (1.0 + 1e-12);
+            const auto in = static_cast<std::size_t>(std::upper_bound(fl.stashed.begin(), fl.stashed.end(), most) - fl.stashed.begin());
+            if (in <= always) return p;  // even the layers every stage from p holds break it
+            if (in - 1 < fl.last_without.size()) to = std::min(to, fl.last_without[in - 1]);
+        }
         for (const auto& [l, rho] : slow_)
             if (rho > r && l.first_with > p) to = std::min(to, l.last_without);
         if (to <= p) return p;
         if (to >= total_) return to;
-        return points_ ? farthest_point(p, to, r, t) : std::max(p, farthest_allowed(windows_, to));
+        return points_ ? farthest_point(p, to, {.replicas = r, .time_s = t, .before = k}) : std::max(p, farthest_allowed(windows_, to));
     }
 
+    struct stage_shape {
+        std::int32_t replicas = 1;
+        double time_s = 0.0;
+        std::size_t before = 0;  // machines before the stage
+    };
+
     // The largest ideal compute sum y within `to` from which a stage starting at a cut at or
-    // before p fits: (y - p) + q_r (parameters_from[y] - parameters_upto[p]) <= r t (both terms
-    // rise with y; y <= to keeps the forced layers' term). p when there is none. With 1e-12 of
-    // slack on sums (here and along a plan's path they are added in different orders).
-    [[nodiscard]] double farthest_point(double p, double to, std::int32_t r, double t) const {
+    // before p fits: (y - p) + q_r (parameters_from[y] - parameters_upto[p]) <= r t and, under
+    // the memory check, (stashed_from[y] - stashed_upto[p]) ceil(after / r) <= memory (all rise
+    // with y; y <= to keeps the forced layers' term); with transfers after k > 0 machines, the
+    // last such y whose output the stage can wait for. p when there is none. With 1e-12 of slack
+    // on sums (here and along a plan's path they are added in different orders).
+    [[nodiscard]] double farthest_point(double p, double to, stage_shape st) const {
         const exact_points& pts = *points_;
-        const double slack_c = 1e-12 * total_, slack_w = 1e-12 * parameter_total_;
+        const double slack_c = 1e-12 * total_, slack_w = 1e-12 * parameter_total_, slack_s = 1e-12 * stashed_total_;
         const auto first_after = [&](double x) {
             return static_cast<std::size_t>(std::upper_bound(pts.compute_s.begin(), pts.compute_s.end(), x + slack_c) -
                                             pts.compute_s.begin());
         };
         const std::size_t upto = first_after(p);  // points <= p: [0, upto)
-        const double before = upto == 0 ? 0.0 : pts.parameters_upto[upto - 1] + slack_w;
-        const double q = setting_.sync_factor(r);
+        const double parameters_before = upto == 0 ? 0.0 : pts.parameters_upto[upto - 1] + slack_w;
+        const double stashed_before = upto == 0 ? 0.0 : pts.stashed_upto[upto - 1] + slack_s;
+        const double q = setting_.sync_factor(st.replicas), r = st.replicas, n = copies(st.before, st.replicas);
         const auto fits = [&](std::size_t j) {
-            const double w = std::max(0.0, pts.parameters_from[j] - slack_w - before);
-            return (pts.compute_s[j] - slack_c - p) + q * w <= static_cast<double>(r) * t;
+            const double w = std::max(0.0, pts.parameters_from[j] - slack_w - parameters_before);
+            if (n > 0.0 && std::max(0.0, pts.stashed_from[j] - slack_s - stashed_before) * n > *setting_.memory_bytes) return false;
+            return (pts.compute_s[j] - slack_c - p) + q * w <= r * st.time_s;
         };
         std::size_t lo = upto, hi = first_after(to);  // candidates [upto, hi)
         if (lo >= hi || !fits(lo)) return p;
@@ -387,16 +523,24 @@ private:
             const std::size_t mid = lo + (hi - lo) / 2;
             (fits(mid) ? lo : hi) = mid;
         }
+        if (outputs_ && st.before > 0) {
+            const auto at = outputs_->find(upto, lo + 1, output_limit(st.replicas, st.time_s));
+            if (!at) return p;
+            lo = *at;
+        }
         return std::max(p, std::min(to, pts.compute_s[lo] + slack_c));
     }
 
     wide_setting setting_;
     std::vector<std::pair<double, double>> windows_;
     double total_;
-    std::vector<layer_window> layers_, heavy_;  // with parameters, by g_l; all, slowest first
+    // layers_: with parameters (under the memory check: with bytes), by g_l; heavy_: all, slowest first
+    std::vector<layer_window> layers_, heavy_;
     std::vector<std::pair<layer_window, std::int32_t>> slow_;
     std::optional<exact_points> points_;
-    double parameter_total_ = 0.0;
+    std::optional<last_at_most_index> outputs_;  // over points_->output_min, with transfers
+    double parameter_total_ = 0.0, stashed_total_ = 0.0;
+    bool empty_first_stage_ = true;  // whether the first stage may end at compute 0
     std::vector<double> reach_;
     std::vector<bool> prepared_;
     std::vector<forced_layers> forced_;

@@ -230,6 +230,11 @@ private:
                 }
             if (used == 0)
                 for (double r = 6.0; r <= cap; r *= 1.5) counts.insert(static_cast<std::int32_t>(r));
+            // Under the memory check a stage's bytes count ceil(after / r) times: the fewest
+            // replicas with at most c copies, ceil((M - used) / (c + 1)), for c = 1 .. 8.
+            if (s_.memory_bytes)
+                for (std::int32_t c = 1; c <= 8; ++c)
+                    if (const std::int32_t r = (s_.machines - used + c) / (c + 1); r <= cap) counts.insert(r);
         }
         return {counts.begin(), counts.end()};
     }
