@@ -190,6 +190,25 @@ TEST_CASE("the default policy: back to spot once a run outlasts every observed o
     CHECK(at_50.decide(dnnplan::deadline_view(m, job, 249, 0, on_demand)).action == deadline_action::spot);
 }
 
+TEST_CASE("the default policy: back to spot while on-demand is still in its changeover", "[solve][deadline_policy][policies]") {
+    // Runs of 3 ticks (180 s), outages of 5; d = 150 s; spot returns at this tick. A switch from an
+    // on-demand run whose changeover is done loses d of work for x = 180 s of spot:
+    // B = (Q - p)(x - d) - p d - lambda d < 0 (ample slack: lambda = 0), so the job stays. With
+    // o = 90 s of the on-demand's changeover still pending, staying does x - o = 90 s of work and
+    // the switch x - d = 30 s: it saves (Q - p) x = 360 / 3600 USD and makes up 60 s on on-demand
+    // at Q, 180 / 3600 USD, so the job switches (rule 2, top of runtime/adaptive.hpp).
+    const deadline_market m{.regions = {periodic_trace("r0", {3, 5}, 40, 1)}};
+    const deadline_job job{.work_s = 36000.0, .deadline_s = 100000.0, .changeover_s = 150.0};
+    const auto decide = [&](double pending_s) {
+        const dnnplan::deadline_state on_demand{.mode = deadline_action::on_demand, .region = 0, .changeover_left_s = pending_s,
+                                                .work_left_s = 36000.0};
+        dnnplan::adaptive_deadline_policy policy;
+        return policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, on_demand)).action;
+    };
+    CHECK(decide(0.0) == deadline_action::on_demand);
+    CHECK(decide(90.0) == deadline_action::spot);
+}
+
 TEST_CASE("a switch back to spot is charged its own changeover; a move also the one back", "[solve][deadline_policy][policies]") {
     // p = 1 USD/h, Q = 3 USD/h, d = 120 s, P = 0.5 (rule 2, top of adaptive.hpp). A switch with
     // x = 480 s of the run left: (Q - p)(x - d) - p d - (Q - p) P d = (720 - 120 - 120) / 3600 USD;
