@@ -74,7 +74,9 @@ int run(int argc, char** argv) {
         std::cout << "Total number of states: " << r.details.num_states << '\n';
     else {  // the wide path (docs/solvers/pipeline_plan.md, "Wide graphs"): stages run between cuts
         std::cout << "Total number of states: ";
-        if (options.max_states > 0) std::cout << "more than " << options.max_states << " (not enumerated; ";
+        const std::string limit = options.max_states > 0 ? "over --max-states " + std::to_string(options.max_states) : "--max-states 0";
+        if (r.details.num_states > 0) std::cout << r.details.num_states << " (counted, not enumerated: " << limit << "; ";
+        else if (options.max_states > 0) std::cout << "more than " << options.max_states << " (not enumerated; ";
         else std::cout << "not enumerated (--max-states 0; ";
         std::cout << r.details.lattice.kept_layers << " layers, stages between cuts)\n";
     }

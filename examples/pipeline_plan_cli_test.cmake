@@ -57,11 +57,13 @@ expect("inception_v3 straight 4: status ${status}, states enumerated ${enumerate
 run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --max-states 0 --json)
 string(JSON status GET "${out}" status)
 string(JSON enumerated GET "${out}" details states_enumerated)
+string(JSON counted GET "${out}" details num_states)
 string(JSON time GET "${out}" plan time_per_minibatch_s)
-expect("vgg16 --max-states 0: exit code ${code}, status ${status}, states enumerated ${enumerated}, time ${time}"
-       code EQUAL 0 AND status STREQUAL "optimal" AND enumerated STREQUAL "OFF" AND time GREATER 0.1757326 AND time LESS 0.1757327)
+expect("vgg16 --max-states 0: exit code ${code}, status ${status}, states enumerated ${enumerated} (${counted} counted), time ${time}"
+       code EQUAL 0 AND status STREQUAL "optimal" AND enumerated STREQUAL "OFF" AND counted EQUAL 40 AND time GREATER 0.1757326
+       AND time LESS 0.1757327)
 run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 4 --max-states 0)
-expect_printed("vgg16 --max-states 0" "Total number of states: not enumerated (--max-states 0; 40 layers")
+expect_printed("vgg16 --max-states 0" "Total number of states: 40 (counted, not enumerated: --max-states 0; 40 layers")
 run(--pipedream-graph /nonexistent.txt -n 4 --max-states 100001)
 string(FIND "${err}" "max_states = 100001: expected at most 100000" at)
 string(FIND "${err}" "nonexistent" file_named)

@@ -111,6 +111,7 @@ def test_pipeline_plan_equals_the_command_line(cli):
     assert without_times(wide) == without_times(
         cli("pipeline_plan", "--pipedream-graph", graph, "-n", 4, "--straight-pipeline", "--max-states", 0, "--json"))
     assert not wide["details"]["states_enumerated"] and ours["details"]["states_enumerated"]
+    assert wide["details"]["num_states"] == ours["details"]["num_states"]  # counted, not enumerated
     with pytest.raises(dnnplan.InvalidInput) as caught:
         dnnplan.pipeline_plan(graph, [4], max_states=100001)
     assert caught.value.field.endswith("max_states")

@@ -298,6 +298,10 @@ TEST_CASE("the window relaxation admits every threshold a partition meets, with 
         const auto windows = dnnplan::detail::forbidden_compute_windows(lattice);
         const auto points = dnnplan::detail::ideal_compute_enumerator(lattice, 1'000'000).points();
         REQUIRE(points);
+        // The wide path reports the ideals it counted: PipeDream's state count.
+        dnnplan::pipedream_options counted;
+        counted.machines = {4};
+        CHECK(wide_run(graph, counted).details.num_states == states.states.size());
         for (const double c : points->compute_s)
             for (const auto& [lo, hi] : windows) CHECK_FALSE((lo < c && c < hi));
         for (const std::int32_t m : {2, 4, 8, 16})
@@ -470,6 +474,7 @@ TEST_CASE("the wide fixtures: valid plans, repeatable, the prototype's optima", 
         dnnplan_test::check_result_shape(r);
         REQUIRE(r.status == dnnplan::solve_status::optimal);
         CHECK(std::abs(*r.objective_value - expected) <= 1e-9 * expected);
+        CHECK(r.details.num_states == 221'564);  // counted by the window bound, not enumerated
         check_wide_plan(inception, *r.plan, o);
     }
     // With replication on 64 machines, inception_v3 within the issue's 1 % (the design note's
@@ -490,6 +495,7 @@ TEST_CASE("the wide fixtures: valid plans, repeatable, the prototype's optima", 
     dnnplan_test::check_result_shape(r);
     REQUIRE(r.plan);
     CHECK(*r.bound >= *r.objective_value / 1.01);
+    CHECK(r.details.num_states == 0);  // too many ideals to count
     check_wide_plan(nasnet, *r.plan, o);
     const auto again = dnnplan::solve(dnnplan::pipedream_request{.graph = nasnet, .options = o});
     CHECK(*again.objective_value == *r.objective_value);

@@ -150,11 +150,11 @@ inline constexpr std::size_t wide_enumerated_ideals = 300000;
 /// antichain), so out >= act(A) + max over a of act(E(a)).
 struct exact_points {
     std::vector<double> compute_s{};
-    std::vector<double> parameters_upto{};  ///< prefix maxima of the ideals' parameters
-    std::vector<double> parameters_from{};  ///< suffix minima
-    std::vector<double> stashed_upto{};     ///< prefix maxima of the ideals' activations + parameters
-    std::vector<double> stashed_from{};     ///< suffix minima
-    std::vector<double> output_min{};       ///< at most the least output bytes of an ideal at the point
+    std::vector<double> parameters_upto{};     ///< prefix maxima of the ideals' parameters
+    std::vector<double> parameters_from{};     ///< suffix minima
+    std::vector<double> stashed_upto_bytes{};  ///< prefix maxima of the ideals' activations + parameters
+    std::vector<double> stashed_from_bytes{};  ///< suffix minima
+    std::vector<double> output_min_bytes{};    ///< at most the least output bytes of an ideal at the point
 };
 
 /// The largest index in [first, end) whose value is at most a threshold, in O(log n) (a tree of
@@ -206,12 +206,12 @@ public:
         // augment_antichain, layer by layer): its activations, the member's own left out.
         const bitset_rows branching = branching_layers(kept);
         bitset_rows scratch(1, lattice.layer_count());
-        augmented_extra_.assign(lattice.layer_count(), 0.0);
+        augmented_extra_bytes_.assign(lattice.layer_count(), 0.0);
         for (const std::size_t l : kept.order) {
             pending_[l] = static_cast<std::uint32_t>(kept.pred[l].size());
             if (pending_[l] == 0) avail_[0].push_back(l);
             for (const std::size_t x : augment_antichain(kept, lattice.closures(), branching, {l}, scratch))
-                if (x != l) augmented_extra_[l] += lattice.figures().activation[x];
+                if (x != l) augmented_extra_bytes_[l] += lattice.figures().activation[x];
         }
         values_.reserve(std::min<std::size_t>(cap, 1u << 16));
         visit(0, {});
@@ -231,23 +231,23 @@ public:
                 out.compute_s.push_back(v.compute_s);
                 out.parameters_upto.push_back(v.parameter_bytes);
                 out.parameters_from.push_back(v.parameter_bytes);
-                out.stashed_upto.push_back(v.stashed_bytes);
-                out.stashed_from.push_back(v.stashed_bytes);
-                out.output_min.push_back(v.output_bytes);
+                out.stashed_upto_bytes.push_back(v.stashed_bytes);
+                out.stashed_from_bytes.push_back(v.stashed_bytes);
+                out.output_min_bytes.push_back(v.output_bytes);
             }
             out.parameters_upto.back() = std::max(out.parameters_upto.back(), v.parameter_bytes);
             out.parameters_from.back() = std::min(out.parameters_from.back(), v.parameter_bytes);
-            out.stashed_upto.back() = std::max(out.stashed_upto.back(), v.stashed_bytes);
-            out.stashed_from.back() = std::min(out.stashed_from.back(), v.stashed_bytes);
-            out.output_min.back() = std::min(out.output_min.back(), v.output_bytes);
+            out.stashed_upto_bytes.back() = std::max(out.stashed_upto_bytes.back(), v.stashed_bytes);
+            out.stashed_from_bytes.back() = std::min(out.stashed_from_bytes.back(), v.stashed_bytes);
+            out.output_min_bytes.back() = std::min(out.output_min_bytes.back(), v.output_bytes);
         }
         for (std::size_t i = 1; i < out.compute_s.size(); ++i) {
             out.parameters_upto[i] = std::max(out.parameters_upto[i], out.parameters_upto[i - 1]);
-            out.stashed_upto[i] = std::max(out.stashed_upto[i], out.stashed_upto[i - 1]);
+            out.stashed_upto_bytes[i] = std::max(out.stashed_upto_bytes[i], out.stashed_upto_bytes[i - 1]);
         }
         for (std::size_t i = out.compute_s.size(); i-- > 1;) {
             out.parameters_from[i - 1] = std::min(out.parameters_from[i - 1], out.parameters_from[i]);
-            out.stashed_from[i - 1] = std::min(out.stashed_from[i - 1], out.stashed_from[i]);
+            out.stashed_from_bytes[i - 1] = std::min(out.stashed_from_bytes[i - 1], out.stashed_from_bytes[i]);
         }
         return out;
     }
@@ -282,7 +282,7 @@ private:
                       .stashed_bytes = at.stashed_bytes + f.activation[v] + f.parameter[v]};
             if (depth + 1 < kept.order.size()) {  // the whole graph's state has no output
                 double extra = 0.0;
-                for (const std::size_t u : next_max) next.output_bytes += f.activation[u], extra = std::max(extra, augmented_extra_[u]);
+                for (const std::size_t u : next_max) next.output_bytes += f.activation[u], extra = std::max(extra, augmented_extra_bytes_[u]);
                 next.output_bytes += extra;
             }
             values_.push_back(next);
@@ -303,7 +303,7 @@ private:
     std::vector<std::uint32_t> pending_;
     std::vector<std::vector<std::size_t>> avail_, maxima_;
     std::vector<sums> values_;  // per ideal
-    std::vector<double> augmented_extra_;  // per layer
+    std::vector<double> augmented_extra_bytes_;  // per layer
     bool over_ = false;
 };
 
@@ -335,7 +335,7 @@ private:
 /// reach[k], where the stage may start instead (reaching farther still never hurts); it ends at
 /// such a point too. Without use_fewer_machines the stage has M - k - r machines after it, so
 /// its stashed bytes times ceil((M - k - r) / r) are within the memory: with exact points at
-/// least stashed_from[y] - stashed_upto[p] of them; the windows alone (no points) check the
+/// least stashed_from_bytes[y] - stashed_upto_bytes[p] of them; the windows alone (no points) check the
 /// memory on the forced layers' bytes (those the stage holds whatever its cuts) and cannot see
 /// the outputs.
 class window_relaxation {
@@ -358,8 +358,12 @@ public:
         }
         std::sort(layers_.begin(), layers_.end(), [](const auto& a, const auto& b) { return a.last_without < b.last_without; });
         std::sort(heavy_.begin(), heavy_.end(), [](const auto& a, const auto& b) { return a.compute_s > b.compute_s; });
-        if (enumerated_ideals > 0) points_ = ideal_compute_enumerator(lattice, enumerated_ideals).points();
-        if (points_ && setting_.activation_compression_ratio) outputs_ = last_at_most_index(points_->output_min);
+        if (enumerated_ideals > 0) {
+            ideal_compute_enumerator ideals(lattice, enumerated_ideals);
+            if (ideals.complete()) ideal_count_ = ideals.ideal_count();
+            points_ = std::move(ideals).points();
+        }
+        if (points_ && setting_.activation_compression_ratio) outputs_ = last_at_most_index(points_->output_min_bytes);
         for (const std::size_t l : lattice.kept().order) {
             if (lattice.kept().pred[l].empty() && f.compute[l] > 0.0) empty_first_stage_ = setting_.fewer;
             parameter_total_ += f.parameter[l];
@@ -369,6 +373,9 @@ public:
 
     /// Whether the positions are the ideals' own compute sums (else: outside the windows).
     [[nodiscard]] bool has_exact_points() const noexcept { return points_.has_value(); }
+    /// The nonempty ideals enumerated for the exact points (PipeDream's states, for one source);
+    /// 0 when there were too many.
+    [[nodiscard]] std::size_t ideal_count() const noexcept { return ideal_count_; }
 
     [[nodiscard]] bool admits(double t) {
         const auto m_count = static_cast<std::size_t>(setting_.machines);
@@ -439,7 +446,7 @@ private:
     }
 
     // T B r R / 2: the most output bytes at a cut next to a stage on r replicas within t.
-    [[nodiscard]] double output_limit(std::int32_t r, double t) const noexcept {
+    [[nodiscard]] double output_limit_bytes(std::int32_t r, double t) const noexcept {
         return t * setting_.bandwidth_bytes_per_s * static_cast<double>(r) * *setting_.activation_compression_ratio / 2.0 * (1.0 + 1e-12);
     }
 
@@ -450,7 +457,7 @@ private:
         const exact_points& pts = *points_;
         const auto end = static_cast<std::size_t>(
             std::upper_bound(pts.compute_s.begin(), pts.compute_s.end(), reach_[k] + 1e-12 * total_) - pts.compute_s.begin());
-        const auto at = outputs_->find(0, end, output_limit(r, t));
+        const auto at = outputs_->find(0, end, output_limit_bytes(r, t));
         if (!at) return std::nullopt;
         return std::min(reach_[k], pts.compute_s[*at] + 1e-12 * total_);
     }
@@ -477,7 +484,7 @@ private:
         double to = cap(lo);
         if (lo < fl.last_without.size()) to = std::min(to, fl.last_without[lo]);
         if (const double n = copies(k, r); n > 0.0) {  // the memory check: the first i forced layers in
-            const double most = *setting_.memory_bytes / n * (1.0 + 1e-12);
+            const double most = *setting_.memory_bytes / n + 1e-12 * stashed_total_;  // farthest_point's slack
             const auto in = static_cast<std::size_t>(std::upper_bound(fl.stashed.begin(), fl.stashed.end(), most) - fl.stashed.begin());
             if (in <= always) return p;  // even the layers every stage from p holds break it
             if (in - 1 < fl.last_without.size()) to = std::min(to, fl.last_without[in - 1]);
@@ -497,7 +504,7 @@ private:
 
     // The largest ideal compute sum y within `to` from which a stage starting at a cut at or
     // before p fits: (y - p) + q_r (parameters_from[y] - parameters_upto[p]) <= r t and, under
-    // the memory check, (stashed_from[y] - stashed_upto[p]) ceil(after / r) <= memory (all rise
+    // the memory check, (stashed_from_bytes[y] - stashed_upto_bytes[p]) ceil(after / r) <= memory (all rise
     // with y; y <= to keeps the forced layers' term); with transfers after k > 0 machines, the
     // last such y whose output the stage can wait for. p when there is none. With 1e-12 of slack
     // on sums (here and along a plan's path they are added in different orders).
@@ -510,11 +517,11 @@ private:
         };
         const std::size_t upto = first_after(p);  // points <= p: [0, upto)
         const double parameters_before = upto == 0 ? 0.0 : pts.parameters_upto[upto - 1] + slack_w;
-        const double stashed_before = upto == 0 ? 0.0 : pts.stashed_upto[upto - 1] + slack_s;
+        const double stashed_before = upto == 0 ? 0.0 : pts.stashed_upto_bytes[upto - 1] + slack_s;
         const double q = setting_.sync_factor(st.replicas), r = st.replicas, n = copies(st.before, st.replicas);
         const auto fits = [&](std::size_t j) {
             const double w = std::max(0.0, pts.parameters_from[j] - slack_w - parameters_before);
-            if (n > 0.0 && std::max(0.0, pts.stashed_from[j] - slack_s - stashed_before) * n > *setting_.memory_bytes) return false;
+            if (n > 0.0 && std::max(0.0, pts.stashed_from_bytes[j] - slack_s - stashed_before) * n > *setting_.memory_bytes) return false;
             return (pts.compute_s[j] - slack_c - p) + q * w <= r * st.time_s;
         };
         std::size_t lo = upto, hi = first_after(to);  // candidates [upto, hi)
@@ -524,7 +531,7 @@ private:
             (fits(mid) ? lo : hi) = mid;
         }
         if (outputs_ && st.before > 0) {
-            const auto at = outputs_->find(upto, lo + 1, output_limit(st.replicas, st.time_s));
+            const auto at = outputs_->find(upto, lo + 1, output_limit_bytes(st.replicas, st.time_s));
             if (!at) return p;
             lo = *at;
         }
@@ -538,8 +545,9 @@ private:
     std::vector<layer_window> layers_, heavy_;
     std::vector<std::pair<layer_window, std::int32_t>> slow_;
     std::optional<exact_points> points_;
-    std::optional<last_at_most_index> outputs_;  // over points_->output_min, with transfers
+    std::optional<last_at_most_index> outputs_;  // over points_->output_min_bytes, with transfers
     double parameter_total_ = 0.0, stashed_total_ = 0.0;
+    std::size_t ideal_count_ = 0;
     bool empty_first_stage_ = true;  // whether the first stage may end at compute 0
     std::vector<double> reach_;
     std::vector<bool> prepared_;

@@ -105,7 +105,9 @@ struct pipedream_lattice_details {
 };
 
 struct pipedream_details {
-    std::size_t num_states = 0;     ///< PipeDream's antichain states of the graph (0 when not enumerated)
+    /// PipeDream's antichain states of the graph; on the wide path the nonempty ideals its window
+    /// bound counted (PipeDream's states, for one source), 0 when over 300,000 (not counted).
+    std::size_t num_states = 0;
     pipedream_counters work{};      ///< what the exact solver did (0 for the generic recurrence)
     bool states_enumerated = true;  ///< false: the wide path, over more than options.max_states states
     pipedream_lattice_details lattice{};

@@ -382,8 +382,9 @@ inline constexpr std::int64_t wide_local_pairs = 1'000'000;
     return improved;
 }
 
-/// The lower bounds (section 3.1) below `upper` (the best price; +inf: none).
-inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& lattice, const wide_setting& s,
+/// The lower bounds (section 3.1) below `upper` (the best price; +inf: none). Returns the
+/// nonempty ideals the window bound enumerated (PipeDream's state count), 0 when too many.
+[[nodiscard]] inline std::size_t lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& lattice, const wide_setting& s,
                                  double upper, pipedream_lattice_details& d) {
     d.compute_bound_s = lattice_compute_bound(graph, lattice, s);
     const double hi = std::isfinite(upper) ? upper : lattice.total_compute_s();
@@ -394,6 +395,7 @@ inline void lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& 
     d.window_bound_s = largest_failing_threshold(d.compute_bound_s, hi, [&](double t) { return windows.admits(t); }, d.threshold_tests) *
                        wide_bound_rounding;
     d.lower_bound_s = std::max({d.compute_bound_s, d.machine_bound_s, d.window_bound_s});
+    return windows.ideal_count();
 }
 
 /// The result of the wide path once its bounds are known.
@@ -490,7 +492,7 @@ inline constexpr std::size_t wide_max_kept_layers = 5000;
     std::optional<lattice_plan> best = packer.best();
     double best_time = packer.best_time_s();
     if (best && finished) std::tie(best, best_time) = improve_locally(lattice, s, packer, options.budget, d);
-    lattice_lower_bounds(graph, lattice, s, best_time, d);
+    const std::size_t ideals = lattice_lower_bounds(graph, lattice, s, best_time, d);
     d.threshold_tests += packer.threshold_tests();
     d.fills = packer.fills();
     search_limit limit = packer.limit();
@@ -498,7 +500,9 @@ inline constexpr std::size_t wide_max_kept_layers = 5000;
     if (limit == search_limit::none && options.budget.max_evaluations > 0 && options.budget.max_evaluations < wide_local_pairs &&
         d.state_pairs >= options.budget.max_evaluations)
         limit = search_limit::evaluations;
-    return lattice_result(lattice, s, best, limit, d);
+    pipedream_result result = lattice_result(lattice, s, best, limit, d);
+    result.details.num_states = ideals;  // counted, not enumerated as states
+    return result;
 }
 
 }  // namespace dnnplan::detail
