@@ -191,14 +191,15 @@ TEST_CASE("the default policy: back to spot once a run outlasts every observed o
 }
 
 TEST_CASE("the default policy: back to spot while on-demand is still in its changeover", "[solve][deadline_policy][policies]") {
-    // Runs of 3 ticks (180 s), outages of 5; d = 150 s; spot returns at this tick. A switch from an
-    // on-demand run whose changeover is done loses d of work for x = 180 s of spot:
-    // B = (Q - p)(x - d) - p d - lambda d < 0 (ample slack: lambda = 0), so the job stays. With
-    // o = 90 s of the on-demand's changeover still pending, staying does x - o = 90 s of work and
-    // the switch x - d = 30 s: it saves (Q - p) x = 360 / 3600 USD and makes up 60 s on on-demand
-    // at Q, 180 / 3600 USD, so the job switches (rule 2, top of runtime/adaptive.hpp).
-    const deadline_market m{.regions = {periodic_trace("r0", {3, 5}, 40, 1)}};
-    const deadline_job job{.work_s = 36000.0, .deadline_s = 100000.0, .changeover_s = 150.0};
+    // Runs of 5 ticks (x = 300 s), outages of 5; d = 240 s; spot returns at this tick; slack so
+    // ample that P = 0 (lambda = 0). A switch from an on-demand run whose changeover is done:
+    // B = (Q - p) x - Q d = (600 - 720) / 3600 USD < 0, so the job stays. With o = 180 s of the
+    // on-demand's changeover still pending, staying does x - o = 120 s of work and the switch
+    // x - d = 60 s: it saves (Q - p) x = 600 / 3600 USD, makes up 60 s at Q (180 / 3600 USD) and
+    // the restart after the run costs P Q d = 0, so the job switches (rule 2, top of
+    // runtime/adaptive.hpp).
+    const deadline_market m{.regions = {periodic_trace("r0", {5, 5}, 40, 1)}};
+    const deadline_job job{.work_s = 36000.0, .deadline_s = 1e7, .changeover_s = 240.0};
     const auto decide = [&](double pending_s) {
         const dnnplan::deadline_state on_demand{.mode = deadline_action::on_demand, .region = 0, .changeover_left_s = pending_s,
                                                 .work_left_s = 36000.0};
@@ -206,7 +207,17 @@ TEST_CASE("the default policy: back to spot while on-demand is still in its chan
         return policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 1, 0, on_demand)).action;
     };
     CHECK(decide(0.0) == deadline_action::on_demand);
-    CHECK(decide(90.0) == deadline_action::spot);
+    CHECK(decide(180.0) == deadline_action::spot);
+    // Spot that flaps: runs of 3 ticks (x = 180 s) do 30 s of work after d = 150 s, and the slack
+    // is short enough that rule 1 expects it to run out (P near 1). With o = 90 s pending the
+    // switch would save 360 / 3600 USD, but the 60 s it loses and the restart after the run,
+    // P Q d = 450 / 3600 USD, cost more: the job stays on on-demand (without the restart term it
+    // switched, and thrashed on such traces).
+    const deadline_market flaps{.regions = {periodic_trace("r0", {3, 5}, 40, 1)}};
+    const deadline_job short_slack{.work_s = 36000.0, .deadline_s = 100000.0, .changeover_s = 150.0};
+    const dnnplan::deadline_state pending{.mode = deadline_action::on_demand, .region = 0, .changeover_left_s = 90.0, .work_left_s = 36000.0};
+    dnnplan::adaptive_deadline_policy policy;
+    CHECK(policy.decide(dnnplan::deadline_view(flaps, short_slack, flaps.ticks() - 1, 0, pending)).action == deadline_action::on_demand);
 }
 
 TEST_CASE("a switch back to spot is charged its own changeover; a move also the one back", "[solve][deadline_policy][policies]") {

@@ -27,12 +27,14 @@
 //    to the switch: a measured choice, not a derivation (charging the changeover back, Q d P, and
 //    the rest of 2d of slack made no difference on the shared traces and cost more on the
 //    held-out ones; docs).
-//    While the on-demand run is still in its own changeover (o > 0 of it pending), staying does
-//    max(x - o, 0) work in the next x seconds and a switch max(x - d, 0): a switch then loses only
-//    the difference, made up on on-demand at Q plus lambda a second, and saves Q - p a second of
-//    the x; the policy switches at once when that is positive in expectation over the runs at
-//    least as old as this one (a* and the budget below charge a full changeover, which this
-//    switch does not cost: on-demand taken for an outage that ended within its changeover).
+//    While the on-demand run is still in its own changeover (o > 0 of it pending: on-demand taken
+//    for an outage that ended within its changeover), staying does max(x - o, 0) work in the next
+//    x seconds and a switch max(x - d, 0): the switch saves Q - p a second of the x and loses the
+//    difference, made up on on-demand at Q plus lambda a second; when the run ends, the job
+//    restarts on-demand (probability P) with d to pay where staying had max(o - x, 0) left. The
+//    policy switches at once, without a* and the budget below, when that is positive in
+//    expectation over the runs at least as old as this one (without the restart it switched
+//    back and forth on spot that flaps, d >> g).
 // 3. A budget of switches (a threshold that depends on the capacity and time left, as in
 //    Kleywegt and Papastavrou, "The dynamic and stochastic knapsack problem", Operations
 //    Research 46(1), 1998): the slack S = R - t - W - d affords S / 2d switches to spot and back;
@@ -236,7 +238,7 @@ private:
     [[nodiscard]] double compute_wait_on(const deadline_view& v, const history& h, detail::deadline::unit_prices u, double tau) const;
     [[nodiscard]] static detail::deadline::cycle_part run_part(const deadline_view& v, const history& h, double spot_usd_per_s);
     [[nodiscard]] bool switch_pays(const deadline_view& v, std::int32_t spot_region);
-    [[nodiscard]] bool pending_switch_pays(const deadline_view& v, std::int32_t spot_region, double o) const;
+    [[nodiscard]] bool pending_switch_pays(const deadline_view& v, std::int32_t spot_region, double pending_s) const;
     [[nodiscard]] double budget_age(const deadline_view& v, const history& h) const;
     [[nodiscard]] bool move_pays(const deadline_view& v, std::int32_t spot_region);
     [[nodiscard]] bool start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
@@ -347,22 +349,24 @@ inline bool adaptive_deadline_policy::switch_pays(const deadline_view& v, std::i
     return static_cast<double>(h.age()) >= budget_age_;
 }
 
-/// Rule 2 while the on-demand run is still in its changeover (o > 0 pending; top of this header):
-/// over the next x seconds staying does max(x - o, 0) of work and a switch max(x - d, 0), so a
-/// switch saves (Q - p) x and loses only the difference, made up on on-demand at Q plus lambda a
-/// second; whether that is positive on average over the runs at least as old as this one (a run
-/// older than every observed one taken to last as long again).
-inline bool adaptive_deadline_policy::pending_switch_pays(const deadline_view& v, std::int32_t spot_region, double o) const {
+/// Rule 2 while the on-demand run is still in its changeover (o = pending_s > 0; top of this
+/// header): over the next x seconds staying does max(x - o, 0) of work and a switch max(x - d, 0),
+/// so a switch saves (Q - p) x and loses the difference, made up on on-demand at Q plus lambda a
+/// second; when the run ends the job restarts on-demand (probability P) with d to pay where staying
+/// had max(o - x, 0) left. Whether the sum is positive on average over the runs at least as old as
+/// this one (a run older than every observed one taken to last as long again).
+inline bool adaptive_deadline_policy::pending_switch_pays(const deadline_view& v, std::int32_t spot_region, double pending_s) const {
     const history& h = history_of(v, spot_region);
     if (h.runs().empty()) return false;
     const detail::deadline::unit_prices u = prices(v, spot_region);
     const double p_over = compute_thresholds(v, home_history(v), u).p_overrun;
     const double q = u.on_demand_usd_per_s, p = u.spot_usd_per_s, d = v.job().changeover_s, g = v.gap_s();
-    const double lambda = (q - p) * p_over, age = static_cast<double>(h.age());
+    const double lambda = (q - p) * p_over, age = static_cast<double>(h.age()), o = pending_s;
     double total = 0.0;
     for (const auto& [l, c] : detail::deadline::lengths_at_least(h.runs(), age)) {
         const double x = (l - age + 1.0) * g;
-        total += c * ((q - p) * x - (q + lambda) * (std::max(x - o, 0.0) - std::max(x - d, 0.0)));
+        const double lost_s = std::max(x - o, 0.0) - std::max(x - d, 0.0), restart_s = d - std::max(o - x, 0.0);
+        total += c * ((q - p) * x - (q + lambda) * (lost_s + p_over * restart_s));
     }
     return total > 0.0;
 }
