@@ -385,7 +385,7 @@ inline constexpr std::int64_t wide_local_pairs = 1'000'000;
 /// The lower bounds (section 3.1) below `upper` (the best price; +inf: none). Returns the
 /// nonempty ideals the window bound enumerated (PipeDream's state count), 0 when too many.
 [[nodiscard]] inline std::size_t lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& lattice, const wide_setting& s,
-                                 double upper, pipedream_lattice_details& d) {
+                                                      double upper, pipedream_lattice_details& d) {
     d.compute_bound_s = lattice_compute_bound(graph, lattice, s);
     const double hi = std::isfinite(upper) ? upper : lattice.total_compute_s();
     d.machine_bound_s = largest_failing_threshold(
