@@ -611,3 +611,18 @@ TEST_CASE("fuzz findings: billing increments of 1e308 and 1e-320 give finite pla
     REQUIRE(back.plan);
     CHECK(back.plan->prediction.cost_usd == p.cost_usd);
 }
+
+TEST_CASE("fuzz finding spot_request-18-best-effort-cost-overflow: no best_effort with an infinite cost", "[solve][spot][fuzz]") {
+    // tests/fixtures/fuzz_findings/README.md: 1e308 s increments and a deadline no plan meets; the
+    // fastest plan, offered as best_effort, cost +inf, which no result may hold.
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/spot_request-18-best-effort-cost-overflow.json");
+    REQUIRE(in);
+    const auto r = dnnplan::solve(dnnplan::parse_spot_request(in));
+    CHECK(r.status == solve_status::infeasible);
+    CHECK_FALSE(r.plan);
+    CHECK_FALSE(r.best_effort);
+    REQUIRE(r.details.fastest_training_time_s);
+    CHECK(std::isfinite(*r.details.fastest_training_time_s));
+    CHECK_THAT(r.reason, Catch::Contains("its cost is too large for a double: no best_effort"));
+    CHECK(dnnplan::parse_json<dnnplan::spot_result>(dnnplan::to_json_text(r)).reason == r.reason);
+}

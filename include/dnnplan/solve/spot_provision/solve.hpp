@@ -106,7 +106,10 @@ struct async_provisioner {
                               (t > goals.deadline_s ? "over" : "within") + " the deadline of " +
                               detail::format_number(goals.deadline_s) + " s";
                 out.details.fastest_training_time_s = t;
-                if (t > goals.deadline_s) out.best_effort = fastest.plan;  // the best one can do: it misses the deadline
+                // The best one can do: it misses the deadline. Not when its cost overflows (a
+                // billing increment near 1e308): a result holds finite figures or none.
+                if (t > goals.deadline_s && std::isfinite(fastest.plan->prediction.cost_usd)) out.best_effort = fastest.plan;
+                else if (t > goals.deadline_s) out.reason += " (its cost is too large for a double: no best_effort)";
             }
         }
         return out;
