@@ -75,7 +75,9 @@ int run(int argc, char** argv) {
     else {  // the wide path (docs/solvers/pipeline_plan.md, "Wide graphs"): stages run between cuts
         std::cout << "Total number of states: ";
         const std::string limit = options.max_states > 0 ? "over --max-states " + std::to_string(options.max_states) : "--max-states 0";
-        if (r.details.num_states > 0) std::cout << r.details.num_states << " (counted, not enumerated: " << limit << "; ";
+        const bool after_budget = options.max_states > 0 && r.details.num_states > 0 && r.details.num_states <= options.max_states;
+        if (after_budget) std::cout << r.details.num_states << " (the recurrence stopped at its budget; the wide path's answer: ";
+        else if (r.details.num_states > 0) std::cout << r.details.num_states << " (counted, not enumerated: " << limit << "; ";
         else if (options.max_states > 0) std::cout << "more than " << options.max_states << " (not enumerated; ";
         else std::cout << "not enumerated (--max-states 0; ";
         std::cout << r.details.lattice.kept_layers << " layers, stages between cuts)\n";

@@ -23,10 +23,13 @@ string(FIND "${out}" "Time per stage in pipeline: 0.205520896" at)
 expect("vgg16: no time line in the table" NOT at EQUAL -1)
 
 # Tables over the default node budget (40 states x 300,000 machines, with transfers: the general
-# solver): no partition found, the limit and the reason printed, exit 0; status no_plan_found.
+# solver), and the wide path, which takes over within what is left of the budget, over it too
+# (M^2): no partition found, the limit and both reasons printed, exit 0; status no_plan_found.
 run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 300000 --activation-compression-ratio 1)
 expect("node budget: exit code ${code}" code EQUAL 0)
+expect_printed("node budget" "Total number of states: 40 (the recurrence stopped at its budget; the wide path's answer: 40 layers")
 expect_printed("node budget" "No partition found, limit: nodes (the partition of 40 states needs tables of")
+expect_printed("node budget" "the wide path on 300000 machines needs M^2 = 9e+10 nodes")
 run(--pipedream-graph "${FIXTURES}/vgg16.txt" -n 300000 --activation-compression-ratio 1 --json)
 string(JSON status GET "${out}" status)
 string(JSON limit GET "${out}" limit)

@@ -460,6 +460,51 @@ TEST_CASE("a budget stops the wide path with a status", "[partition][pipedream][
     CHECK(*many.bound > 0.0);
 }
 
+TEST_CASE("a budget that stops the recurrence hands over to the wide path", "[partition][pipedream][wide][budget]") {
+    // One level of a single-source graph within max_states: the exact recurrence stopped by a
+    // budget leaves what is left of it to the wide path, whose plan and bound bracket the exact
+    // answer; the counters stay within the budget and the reason names both.
+    const auto graph = pipedream_fixture("resnet50");
+    dnnplan::pipedream_options o;
+    o.machines = {8};
+    const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o});
+    REQUIRE(exact.status == dnnplan::solve_status::optimal);
+    REQUIRE(exact.details.states_enumerated);
+    const double answer = *exact.objective_value;
+    const auto brackets = [&](const dnnplan::pipedream_result& r) {
+        dnnplan_test::check_result_shape(r);
+        REQUIRE(r.plan);
+        REQUIRE(r.bound);
+        CHECK(*r.bound <= answer * (1.0 + 1e-12));
+        CHECK(*r.objective_value >= answer * (1.0 - 1e-12));
+        CHECK_FALSE(r.details.states_enumerated);  // the wide path's plan: cut ordinals
+        CHECK(r.details.num_states == exact.details.num_states);
+        if (r.status != dnnplan::solve_status::optimal) {
+            CHECK(r.status == dnnplan::solve_status::feasible);
+            CHECK(r.limit != dnnplan::search_limit::none);
+            CHECK(dnnplan_test::contains(r.reason, "the wide path"));
+        }
+    };
+    // The tables over max_nodes: the recurrence does not start; the wide path has the whole budget.
+    dnnplan::pipedream_options tables = o;
+    tables.budget.max_nodes = 1000;
+    const auto handed = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = tables});
+    brackets(handed);
+    CHECK(handed.counters.nodes <= 1000);
+    // Stopped at the evaluation budget: nothing left for UB3, the packing's fills only.
+    dnnplan::pipedream_options evaluations = o;
+    evaluations.budget.max_evaluations = 2000;
+    const auto stopped = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = evaluations});
+    brackets(stopped);
+    CHECK(stopped.counters.evaluations == 2000);  // the recurrence's, none of UB3's
+    CHECK(stopped.details.lattice.state_pairs == 0);
+    // pipedream_partition(graph, options) hands over the same way; with prebuilt states it does not.
+    CHECK(dnnplan::pipedream_partition(graph, evaluations).objective_value == stopped.objective_value);
+    const auto prebuilt = dnnplan::pipedream_partition(graph, dnnplan::build_antichain_states(graph), evaluations);
+    CHECK(prebuilt.status == dnnplan::solve_status::no_plan_found);
+    CHECK_FALSE(prebuilt.plan);
+}
+
 TEST_CASE("the wide fixtures: valid plans, repeatable, the prototype's optima", "[partition][pipedream][wide][published]") {
     // inception_v3 on straight pipelines: 0.177874 s on 4 machines, 0.040494 s (its largest
     // layer) on 64, both optimal in the design note's prototype (section 4).

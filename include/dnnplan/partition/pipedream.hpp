@@ -30,6 +30,7 @@
 #include <dnnplan/workload/layer_graph.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -357,17 +358,59 @@ namespace detail {
     return pipedream_partition_wide(graph, options);
 }
 
+/// What is left of `budget` after `used`, -1 when nothing is (0, no limit, stays 0).
+[[nodiscard]] inline std::int64_t budget_left(std::int64_t budget, std::int64_t used) noexcept {
+    if (budget == 0) return 0;
+    return budget > used ? budget - used : -1;
+}
+
+/// The exact recurrence stopped by a budget (no_plan_found with a limit) on one level of a
+/// single-source graph: the wide path's plan and bound within what is left of the budget, so that
+/// a budget that runs out ends in the best answer found, with its gap ("an anytime answer with its
+/// gap when a budget runs out": issue 21; docs/design/pipedream-wide-graphs.md, section 3.3).
+/// Proven optimal there: optimal. Else the exact run's limit stays, and the reason says both. With
+/// no nodes (fills) or time left, the exact run's result as it is; with no evaluations left, no UB3.
+[[nodiscard]] inline pipedream_result pipedream_after_budget(const layer_graph& graph, const pipedream_options& options,
+                                                             pipedream_result exact, double elapsed_s) {
+    const bool stopped = exact.status == solve_status::no_plan_found && exact.limit != search_limit::none;
+    if (!stopped || options.machines.size() != 1 || ideal_lattice(graph).source_count() != 1) return exact;
+    if (options.budget.max_time_s > 0.0 && elapsed_s >= options.budget.max_time_s) return exact;
+    pipedream_options rest = options;
+    rest.budget.max_nodes = budget_left(options.budget.max_nodes, exact.counters.nodes);
+    rest.budget.max_evaluations = budget_left(options.budget.max_evaluations, exact.counters.evaluations);
+    if (rest.budget.max_nodes < 0) return exact;
+    const bool local_search = rest.budget.max_evaluations >= 0;
+    if (!local_search) rest.budget.max_evaluations = 1;  // unused without UB3
+    if (options.budget.max_time_s > 0.0) rest.budget.max_time_s = options.budget.max_time_s - elapsed_s;
+    pipedream_result wide = pipedream_partition_wide(graph, rest, local_search);
+    wide.details.num_states = exact.details.num_states;
+    wide.counters.nodes += exact.counters.nodes;
+    wide.counters.evaluations += exact.counters.evaluations;
+    if (wide.status == solve_status::optimal) return wide;
+    if (wide.limit == search_limit::none) wide.limit = exact.limit;
+    wide.reason = exact.reason + "; the wide path (partition/pipedream_wide.hpp), within what was left of the budget, " +
+                  (wide.plan ? "found a partition within " + format_number(100.0 * wide.details.lattice.gap_ratio) +
+                                   " % of its proven lower bound"
+                             : "found none: " + wide.reason);
+    return wide;
+}
+
 }  // namespace detail
 
 /// PipeDream's partitioning of `graph`: its states (try_build_antichain_states with
 /// options.max_states), then pipedream_partition(graph, states, options); over max_states, the
 /// wide path (partition/pipedream_wide.hpp: one level of a single-source graph; a hierarchy is
-/// no_plan_found, and a graph with several sources throws invalid_input naming "graph").
+/// no_plan_found, and a graph with several sources throws invalid_input naming "graph"). When a
+/// budget stops the recurrence on one level of a single-source graph, the wide path answers within
+/// what is left of it (detail::pipedream_after_budget).
 [[nodiscard]] inline pipedream_result pipedream_partition(const layer_graph& graph, const pipedream_options& options) {
     options.validate();
+    const auto start = std::chrono::steady_clock::now();
     std::optional<antichain_states> built = try_build_antichain_states(graph, options.max_states);
     if (!built) return detail::pipedream_partition_beyond_states(graph, options);
-    return pipedream_partition(graph, *built, options);
+    pipedream_result exact = pipedream_partition(graph, *built, options);
+    return detail::pipedream_after_budget(graph, options, std::move(exact),
+                                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 }  // namespace dnnplan

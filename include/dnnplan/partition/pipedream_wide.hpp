@@ -459,8 +459,10 @@ inline constexpr std::int64_t wide_local_pairs = 1'000'000;
 inline constexpr std::size_t wide_max_kept_layers = 5000;
 
 /// PipeDream's partitioning of one level of a single-source graph without its states (the caller,
-/// pipedream_partition, routes here; partition/pipedream.hpp).
-[[nodiscard]] inline pipedream_result pipedream_partition_wide(const layer_graph& graph, const pipedream_options& options) {
+/// pipedream_partition, routes here; partition/pipedream.hpp). `local_search` false: no UB3 (its
+/// state pairs are evaluations, and the caller has none left).
+[[nodiscard]] inline pipedream_result pipedream_partition_wide(const layer_graph& graph, const pipedream_options& options,
+                                                               bool local_search = true) {
     const auto start = std::chrono::steady_clock::now();
     const ideal_lattice lattice(graph);
     const wide_setting s = wide_setting::of(options);
@@ -491,7 +493,7 @@ inline constexpr std::size_t wide_max_kept_layers = 5000;
     const bool finished = packer.run(lattice_compute_bound(graph, lattice, s));
     std::optional<lattice_plan> best = packer.best();
     double best_time = packer.best_time_s();
-    if (best && finished) std::tie(best, best_time) = improve_locally(lattice, s, packer, options.budget, d);
+    if (best && finished && local_search) std::tie(best, best_time) = improve_locally(lattice, s, packer, options.budget, d);
     const std::size_t ideals = lattice_lower_bounds(graph, lattice, s, best_time, d);
     d.threshold_tests += packer.threshold_tests();
     d.fills = packer.fills();

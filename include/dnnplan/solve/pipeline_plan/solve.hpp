@@ -145,14 +145,17 @@ template <stage_cost_model Model>
 }
 
 /// PipeDream's optimizer: its states of the graph (at most options.max_states of them), then
-/// solve(request, states); a graph with more takes the wide path (pipedream_partition).
+/// solve(request, states); a graph with more takes the wide path (pipedream_partition), and so does
+/// one level of a single-source graph whose recurrence a budget stopped, within what is left of it
+/// (detail::pipedream_after_budget).
 [[nodiscard]] inline pipedream_result solve(const pipedream_request& request) {
     request.validate();
     const auto start = std::chrono::steady_clock::now();
+    const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     std::optional<antichain_states> states = try_build_antichain_states(request.graph, request.options.max_states);
-    if (states) return solve(request, *states);
-    pipedream_result result = detail::pipedream_partition_beyond_states(request.graph, request.options);
-    result.counters.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    pipedream_result result = states ? solve(request, *states) : detail::pipedream_partition_beyond_states(request.graph, request.options);
+    if (states) result = detail::pipedream_after_budget(request.graph, request.options, std::move(result), elapsed_s());
+    result.counters.elapsed_s = elapsed_s();
     return result;
 }
 
