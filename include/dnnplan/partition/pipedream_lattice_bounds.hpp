@@ -16,6 +16,7 @@
 #include <dnnplan/partition/ideal_lattice.hpp>
 #include <dnnplan/partition/pipedream_bounds.hpp>
 #include <dnnplan/partition/pipedream_cost.hpp>
+#include <dnnplan/partition/pipedream_lattice_cuts.hpp>
 #include <dnnplan/partition/pipedream_lattice_points.hpp>
 #include <dnnplan/partition/pipedream_types.hpp>
 
@@ -55,6 +56,12 @@ struct wide_setting {
     [[nodiscard]] double sync_factor(std::int32_t r) const noexcept {
         const double rd = r;
         return 4.0 * (rd - 1.0) / (bandwidth_bytes_per_s * rd);
+    }
+    /// The most output bytes at a cut next to a stage on r replicas within t: its transfer there
+    /// takes 2 out / (B r R) (pipedream_cost.hpp, transfers_bound); +inf without a ratio.
+    [[nodiscard]] double output_limit_bytes(std::int32_t r, double t) const noexcept {
+        if (!activation_compression_ratio) return std::numeric_limits<double>::infinity();
+        return t * bandwidth_bytes_per_s * static_cast<double>(r) * *activation_compression_ratio / 2.0;
     }
     /// PipeDream's (C + q_r W) / r, transfers and memory aside.
     [[nodiscard]] double compute_time_s(double c, double w, std::int32_t r) const noexcept {
@@ -158,13 +165,15 @@ inline constexpr std::size_t wide_enumerated_ideals = 300000;
 /// c_l > T needs rho_l(T) replicas or more: a stage on fewer must stop at or before g_l if it
 /// may not start past it (p < e_l). Not reaching C on M machines: nothing runs within T.
 ///
-/// The transfers (with exact points) and the memory check restrict it too (a plan on exactly M
-/// machines; pipedream_cost.hpp): a stage on r replicas after k > 0 machines waits
-/// 2 out / (B r R) for the output of the cut it starts at and (unless it ends the graph) of the
-/// cut it ends at, so both cuts hold an ideal with out <= T B r R / 2. The plan's cut after k
-/// machines is at most reach[k] and is such a point, so it is at most the last such point within
-/// reach[k], where the stage may start instead (reaching farther still never hurts); it ends at
-/// such a point too. Without use_fewer_machines the stage has M - k - r machines after it, so
+/// The transfers and the memory check restrict it too (a plan on exactly M machines;
+/// pipedream_cost.hpp): a stage on r replicas after k > 0 machines waits 2 out / (B r R) for the
+/// output of the cut it starts at and (unless it ends the graph) of the cut it ends at, so both
+/// cuts hold an ideal with out <= T B r R / 2. The plan's cut after k machines is at most
+/// reach[k] and is such a point, so it is at most the last such point within reach[k], where the
+/// stage may start instead (reaching farther still never hurts); it ends at such a point too.
+/// "Such a point": with exact points, one whose least output (a lower bound) passes; with the
+/// windows alone, one where the least vertex cut between the forced layers passes
+/// (pipedream_lattice_cuts.hpp). Without use_fewer_machines the stage has M - k - r machines after it, so
 /// its stashed bytes times ceil((M - k - r) / r) are within the memory: with exact points at
 /// least stashed_from_bytes[y] - stashed_upto_bytes[p] of them; the windows alone (no points)
 /// check the memory on the forced layers' bytes (those the stage holds whatever its cuts) and
@@ -195,6 +204,7 @@ public:
             points_ = std::move(ideals).points();
         }
         if (points_ && setting_.activation_compression_ratio) outputs_ = last_at_most_index(points_->output_min_bytes);
+        if (!points_ && setting_.activation_compression_ratio) cut_outputs_.emplace(lattice, slack);
         for (const std::size_t l : lattice.kept().order) {
             if (lattice.kept().pred[l].empty() && f.compute[l] > 0.0) empty_first_stage_ = setting_.fewer;
             parameter_total_ += f.parameter[l];
@@ -278,12 +288,13 @@ private:
 
     // T B r R / 2: the most output bytes at a cut next to a stage on r replicas within t.
     [[nodiscard]] double output_limit_bytes(std::int32_t r, double t) const noexcept {
-        return t * setting_.bandwidth_bytes_per_s * static_cast<double>(r) * *setting_.activation_compression_ratio / 2.0 * (1.0 + 1e-12);
+        return setting_.output_limit_bytes(r, t) * (1.0 + 1e-12);
     }
 
     // Where a stage on r replicas after k machines may start: reach[k], or with transfers the last
     // point within it whose output such a stage can wait for; none when there is none.
     [[nodiscard]] std::optional<double> stage_start(std::size_t k, std::int32_t r, double t) const {
+        if (k > 0 && cut_outputs_) return cut_outputs_->last_position(0.0, reach_[k], output_limit_bytes(r, t));
         if (k == 0 || !outputs_) return reach_[k];
         const exact_points& pts = *points_;
         const auto end = static_cast<std::size_t>(
@@ -324,7 +335,10 @@ private:
             if (rho > r && l.first_with > p) to = std::min(to, l.last_without);
         if (to <= p) return p;
         if (to >= total_) return to;
-        return points_ ? farthest_point(p, to, {.replicas = r, .time_s = t, .before = k}) : std::max(p, farthest_allowed(windows_, to));
+        if (points_) return farthest_point(p, to, {.replicas = r, .time_s = t, .before = k});
+        to = std::max(p, farthest_allowed(windows_, to));
+        if (k == 0 || !cut_outputs_) return to;
+        return cut_outputs_->last_position(p, to, output_limit_bytes(r, t)).value_or(p);
     }
 
     struct stage_shape {
@@ -377,6 +391,7 @@ private:
     std::vector<std::pair<layer_window, std::int32_t>> slow_;
     std::optional<exact_points> points_;
     std::optional<last_at_most_index> outputs_;  // over points_->output_min_bytes, with transfers
+    std::optional<window_output_bounds> cut_outputs_;  // without points, with transfers
     double parameter_total_ = 0.0, stashed_total_ = 0.0;
     std::size_t ideal_count_ = 0;
     bool empty_first_stage_ = true;  // whether the first stage may end at compute 0

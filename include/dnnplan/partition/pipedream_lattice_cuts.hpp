@@ -1,0 +1,258 @@
+#pragma once
+// A lower bound on PipeDream's output bytes at a cut position when the ideals are too many to
+// enumerate (docs/design/pipedream-wide-graphs.md, section 3.1, the window relaxation's
+// transfers; the nasnets): a minimum weighted vertex cut between the layers every ideal of that
+// compute must hold and those it cannot hold.
+//
+// Why it is a lower bound. At a position p, an ideal D of compute p holds every layer l with
+// g_l < p ("forced in", I) and none with p < e_l ("forced out", O): e_l and g_l are the least
+// compute of an ideal holding l and the most of one without it (pipedream_lattice_bounds.hpp,
+// forbidden_compute_windows). PipeDream's out(D) sums the activations of augment(A), A the
+// maximal layers of D (antichain.hpp, augment_antichain), and augment(A) holds D's boundary, the
+// layers of D with a kept successor outside D: such a layer x is maximal, or an ancestor of some
+// maximal a with a successor outside D, hence neither a nor an ancestor of a (those are in D),
+// and x has two or more successors, so augment adds it for a. A path of kept layers from I to O
+// leaves D once, at a boundary layer. So the boundary is a vertex cut between I and O, and out(D)
+// >= the least activation bytes of such a cut = the maximum flow with vertex capacities
+// (Ford and Fulkerson's max-flow min-cut theorem, vertex form by splitting each layer in two).
+// Any feasible flow is at most the minimum cut, so a flow computed in floating point, less a
+// slack for its rounding, is still a lower bound.
+//
+// PipeDream's dead tensors count too. A layer x with two successors o and y, y not an ancestor of
+// o... precisely: y not a descendant-or-self of o, is in augment(A) at every p with g_y < p <
+// J(y, o), J the least e_z of a common descendant z of y and o: D holds y, so some maximal a of D
+// is y or above it, hence above x; a is not above o (it would be a common descendant, but none is
+// in D), nor o itself (o above y would be one); so augment adds x for a. Such layers F(p) are paid
+// whatever D is: out(D) >= act(F) + the least cut with F's layers free.
+//
+// I and O change only where p crosses some g_l or e_l: between two consecutive such values,
+// and at each, they are fixed, so the bound is a step function with at most 4 n + 1 steps. Where
+// a layer is forced both in and out (inside a forbidden window) no ideal lies: +inf there.
+
+#include <dnnplan/partition/ideal_lattice.hpp>
+#include <dnnplan/partition/pipedream_lattice_points.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace dnnplan::detail {
+
+/// Maximum flow with double capacities on a small graph (Dinic's algorithm: breadth-first
+/// levels, depth-first blocking flows). Residuals within `tolerance` count as saturated: the
+/// flow found is feasible, so at most the minimum cut, and the bound stays valid.
+class small_max_flow {
+public:
+    small_max_flow(std::size_t nodes, double tolerance) : head_(nodes, none), level_(nodes), next_(nodes), tolerance_(tolerance) {}
+
+    void add_edge(std::size_t from, std::size_t to, double capacity) {
+        edges_.push_back({to, head_[from], capacity});
+        head_[from] = edges_.size() - 1;
+        edges_.push_back({from, head_[to], 0.0});
+        head_[to] = edges_.size() - 1;
+    }
+
+    [[nodiscard]] double run(std::size_t source, std::size_t sink) {
+        double flow = 0.0;
+        while (levels(source, sink)) {
+            next_ = head_;
+            while (true) {
+                const double pushed = push(source, sink, std::numeric_limits<double>::infinity());
+                if (!(pushed > tolerance_)) break;
+                flow += pushed;
+            }
+        }
+        return flow;
+    }
+
+private:
+    static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+    struct edge {
+        std::size_t to, next;
+        double residual;
+    };
+
+    bool levels(std::size_t source, std::size_t sink) {
+        std::fill(level_.begin(), level_.end(), none);
+        level_[source] = 0;
+        std::vector<std::size_t> queue{source};
+        for (std::size_t i = 0; i < queue.size(); ++i)
+            for (std::size_t e = head_[queue[i]]; e != none; e = edges_[e].next)
+                if (edges_[e].residual > tolerance_ && level_[edges_[e].to] == none) {
+                    level_[edges_[e].to] = level_[queue[i]] + 1;
+                    queue.push_back(edges_[e].to);
+                }
+        return level_[sink] != none;
+    }
+
+    double push(std::size_t node, std::size_t sink, double limit) {
+        if (node == sink) return limit;
+        for (; next_[node] != none; next_[node] = edges_[next_[node]].next) {
+            edge& e = edges_[next_[node]];
+            if (e.residual <= tolerance_ || level_[e.to] != level_[node] + 1) continue;
+            const double pushed = push(e.to, sink, std::min(limit, e.residual));
+            if (pushed > tolerance_) {
+                e.residual -= pushed;
+                edges_[next_[node] ^ 1U].residual += pushed;
+                return pushed;
+            }
+        }
+        return 0.0;
+    }
+
+    std::vector<edge> edges_;
+    std::vector<std::size_t> head_, level_, next_;
+    double tolerance_;
+};
+
+/// The step function of section 3.1's output bound over the cut positions (see the header
+/// comment): for a position p, at most the least `out` of an ideal of compute p.
+class window_output_bounds {
+public:
+    /// `slack_s`: the forced sets shrunk by it at both ends against rounding (as the windows are).
+    window_output_bounds(const ideal_lattice& lattice, double slack_s) {
+        const auto& f = lattice.figures();
+        const auto& cl = lattice.closures();
+        const double total = lattice.total_compute_s();
+        std::vector<double> breaks{0.0, total};
+        for (const std::size_t l : lattice.kept().order) {
+            double down = f.compute[l], up = f.compute[l];
+            cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
+            cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
+            layers_.push_back({l, down - slack_s, total - up + slack_s});
+            total_activation_bytes_ += f.activation[l];
+            breaks.push_back(down - slack_s);
+            breaks.push_back(total - up + slack_s);
+        }
+        find_dead_tensors(lattice);
+        std::sort(breaks.begin(), breaks.end());
+        breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
+        while (!breaks.empty() && breaks.front() < 0.0) breaks.erase(breaks.begin());
+        while (!breaks.empty() && breaks.back() > total) breaks.pop_back();
+        // A point b: in = {g < b}, out = {e > b}; the open step (b, b'): in = {g <= b}, out = {e >= b'}.
+        for (std::size_t i = 0; i < breaks.size(); ++i) {
+            add_step(lattice, breaks[i], breaks[i], false);
+            if (i + 1 < breaks.size()) add_step(lattice, breaks[i], breaks[i + 1], true);
+        }
+        index_ = last_at_most_index(bytes_);
+    }
+
+    /// The largest position x in [from, to] where an ideal of compute x may have an output of
+    /// at most `at_most_bytes` (by this bound); none when there is none.
+    [[nodiscard]] std::optional<double> last_position(double from, double to, double at_most_bytes) const {
+        const auto first = static_cast<std::size_t>(std::lower_bound(hi_.begin(), hi_.end(), from) - hi_.begin());
+        const auto end = static_cast<std::size_t>(std::upper_bound(lo_.begin(), lo_.end(), to) - lo_.begin());
+        const auto at = index_.find(first, end, at_most_bytes);
+        if (!at) return std::nullopt;
+        return std::max(from, std::min(to, hi_[*at]));
+    }
+
+    /// The bound's steps: positions [lo, hi] and the least output bytes there (+inf: no ideal).
+    [[nodiscard]] std::size_t steps() const noexcept { return bytes_.size(); }
+    [[nodiscard]] double step_bytes(std::size_t i) const noexcept { return bytes_[i]; }
+    [[nodiscard]] std::pair<double, double> step_positions(std::size_t i) const noexcept { return {lo_[i], hi_[i]}; }
+
+private:
+    struct layer_window {
+        std::size_t layer;
+        double first_with;    // e_l, shrunk
+        double last_without;  // g_l, shrunk
+    };
+    enum class side : std::uint8_t { free, in, out };
+    struct dead_interval {
+        std::size_t layer;
+        double from, to;  // x is paid at every position in (from, to): g_y and J(y, o), shrunk
+    };
+
+    // The intervals where a layer is a dead tensor of every ideal (see the header comment), for
+    // each pair of its successors (o, y).
+    void find_dead_tensors(const ideal_lattice& lattice) {
+        const kept_layers& kept = lattice.kept();
+        const auto& desc = lattice.closures().descendants;
+        std::vector<double> first_with(lattice.layer_count()), last_without(lattice.layer_count());
+        for (const layer_window& w : layers_) first_with[w.layer] = w.first_with, last_without[w.layer] = w.last_without;
+        for (const std::size_t x : kept.order)
+            for (const std::size_t o : kept.succ[x])
+                for (const std::size_t y : kept.succ[x]) {
+                    if (y == o || desc.test(o, y)) continue;  // y must not be o or below it
+                    double join = desc.test(y, o) ? first_with[o] : std::numeric_limits<double>::infinity();
+                    desc.for_each_common(y, desc, o, [&](std::size_t z) { join = std::min(join, first_with[z]); });
+                    if (last_without[y] < join) dead_.push_back({x, last_without[y], join});
+                }
+    }
+
+    // The step [lo, hi]: in = {g < lo}, out = {e > hi}; for an open step (lo, hi) (`open`),
+    // in = {g <= lo} and out = {e >= hi}.
+    void add_step(const ideal_lattice& lattice, double lo, double hi, bool open) {
+        side_.assign(lattice.layer_count(), side::free);
+        paid_.assign(lattice.layer_count(), 0);
+        for (const dead_interval& d : dead_)  // as the forced sets: paid on the whole step
+            if ((open ? d.from <= lo : d.from < lo) && (open ? hi <= d.to : hi < d.to)) paid_[d.layer] = 1;
+        bool empty = false;
+        for (const layer_window& w : layers_) {
+            const bool in = open ? w.last_without <= lo : w.last_without < lo;
+            const bool out = open ? w.first_with >= hi : w.first_with > hi;
+            empty = empty || (in && out);
+            side_[w.layer] = in ? side::in : out ? side::out : side::free;
+        }
+        lo_.push_back(lo);
+        hi_.push_back(hi);
+        // Next to a breakpoint that moves no set the step is the last one again: no new flow.
+        if (!bytes_.empty() && empty == last_empty_ && side_ == last_side_ && paid_ == last_paid_) {
+            bytes_.push_back(bytes_.back());
+            return;
+        }
+        bytes_.push_back(empty ? std::numeric_limits<double>::infinity() : least_cut_bytes(lattice));
+        last_empty_ = empty;
+        last_side_ = side_;
+        last_paid_ = paid_;
+    }
+
+    // The least activation bytes of a set of layers meeting every kept path from `in` to `out`:
+    // a flow on the last in-layers of such paths (those with a successor not in) and the free
+    // layers, each split into a node pair joined by its activation bytes.
+    [[nodiscard]] double least_cut_bytes(const ideal_lattice& lattice) {
+        const kept_layers& kept = lattice.kept();
+        const auto& act = lattice.figures().activation;
+        std::vector<std::size_t> id(lattice.layer_count(), none), local;
+        for (const layer_window& w : layers_) {
+            const std::size_t l = w.layer;
+            const bool boundary = side_[l] == side::in && std::any_of(kept.succ[l].begin(), kept.succ[l].end(),
+                                                                       [&](std::size_t s) { return side_[s] != side::in; });
+            if (side_[l] == side::free || boundary) {
+                id[l] = 2 * local.size() + 2;  // 0, 1: the source and the sink
+                local.push_back(l);
+            }
+        }
+        const double wide = 2.0 * total_activation_bytes_ + 1.0;  // uncuttable
+        const double slack = 1e-9 * total_activation_bytes_;
+        small_max_flow flow(2 * local.size() + 2, 1e-3 * slack);
+        double paid = 0.0;
+        for (std::size_t l = 0; l < paid_.size(); ++l) paid += paid_[l] != 0 ? act[l] : 0.0;
+        for (const std::size_t l : local) {
+            if (side_[l] == side::in) flow.add_edge(0, id[l], wide);
+            flow.add_edge(id[l], id[l] + 1, paid_[l] != 0 ? 0.0 : act[l]);
+            for (const std::size_t s : kept.succ[l]) {
+                if (side_[s] == side::free) flow.add_edge(id[l] + 1, id[s], wide);
+                if (side_[s] == side::out) flow.add_edge(id[l] + 1, 1, wide);
+            }
+        }
+        return std::max(0.0, paid + flow.run(0, 1) - slack);
+    }
+
+    static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+    std::vector<layer_window> layers_;
+    double total_activation_bytes_ = 0.0;
+    std::vector<dead_interval> dead_;
+    std::vector<side> side_, last_side_;
+    std::vector<char> paid_, last_paid_;  // per layer: a dead tensor at the step
+    bool last_empty_ = false;
+    std::vector<double> lo_, hi_, bytes_;  // the steps, by position
+    last_at_most_index index_;
+};
+
+}  // namespace dnnplan::detail
