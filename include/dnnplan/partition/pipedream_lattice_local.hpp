@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -69,6 +70,27 @@ public:
     /// Adds the cuts of a plan to the family (while it has room).
     void add_cuts(const lattice_plan& plan) {
         for (const layer_bits& cut : plan.cuts) add(cut);
+    }
+
+    /// With transfers: of the down-sets of single layers (principal ideals), the one with the
+    /// least output in each of `bins` equal ranges of compute. The packer's fills end wherever the
+    /// compute runs out; on the nasnets their cuts' outputs (PipeDream's augmented `out`) are 2-3
+    /// times those of principal ideals at the same compute, and a stage waits 2 out / (B r R) for
+    /// them (pipedream_cost.hpp), so UB3 gets these cheap cuts to choose from.
+    void add_low_output_ideals(std::size_t bins) {
+        const double total = lattice_.total_compute_s();
+        std::vector<std::pair<double, layer_bits>> least(bins, {std::numeric_limits<double>::infinity(), layer_bits{}});
+        for (const std::size_t v : lattice_.kept().order) {
+            layer_bits d = lattice_.empty_ideal();
+            add_layer(d, v);
+            lattice_.closures().ancestors.for_each(v, [&](std::size_t a) { add_layer(d, a); });
+            if (d == lattice_.full_ideal()) continue;
+            const antichain_state st = lattice_.state_of(d);
+            const auto bin = std::min(bins - 1, static_cast<std::size_t>(st.compute_s / total * static_cast<double>(bins)));
+            if (st.output_activation_bytes < least[bin].first) least[bin] = {st.output_activation_bytes, std::move(d)};
+        }
+        for (const auto& [bytes, d] : least)
+            if (std::isfinite(bytes)) add(d);
     }
 
     /// Rounds of: the ideals one layer away from the best plan's cuts join the family, and the

@@ -361,10 +361,16 @@ private:
 /// the local search's rounds.
 inline constexpr std::size_t wide_family_cap = 1500;
 inline constexpr int wide_local_rounds = 6;
+/// With transfers, UB3's family starts with this many cheap cuts (principal ideals of least
+/// output, one per equal range of compute; lattice_local_search::add_low_output_ideals).
+inline constexpr std::size_t wide_low_output_bins = 128;
 /// The row solver's state pairs for UB3 in all (each about a microsecond; with a memory limit
 /// the banded search prunes less: nasnetalarge on 64 machines at half its bytes took 6.1 million
-/// pairs, 5.7 s, for no gain), or budget.max_evaluations when lower.
-inline constexpr std::int64_t wide_local_pairs = 1'000'000;
+/// pairs, 5.7 s, for no gain), or budget.max_evaluations when lower. 400,000 since the cheap cuts
+/// with transfers: nasnetalarge on 64 machines with ratio 1 then took 1,000,000 pairs, 0.91 s,
+/// for a plan 0.3 % faster than at 400,000 (0.62 s); no benchmark row without transfers takes more
+/// than 391,208 (nasnetalarge, 64 machines, no flags).
+inline constexpr std::int64_t wide_local_pairs = 400'000;
 
 /// UB3 (section 3.2) from the packer's plans, best first: the local search's best plan and price.
 [[nodiscard]] inline std::pair<lattice_plan, double> improve_locally(const ideal_lattice& lattice, const wide_setting& s,
@@ -375,6 +381,7 @@ inline constexpr std::int64_t wide_local_pairs = 1'000'000;
     std::stable_sort(plans.begin(), plans.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
     const std::int64_t pairs = budget.max_evaluations > 0 ? std::min(budget.max_evaluations, wide_local_pairs) : wide_local_pairs;
     lattice_local_search local(lattice, s, wide_family_cap, pairs);
+    if (s.activation_compression_ratio) local.add_low_output_ideals(wide_low_output_bins);
     for (const auto* p : plans) local.add_cuts(p->second);
     auto improved = local.improve(*packer.best(), packer.best_time_s(), wide_local_rounds);
     d.family_states = local.family_size();
