@@ -18,12 +18,15 @@
 // Any feasible flow is at most the minimum cut, so a flow computed in floating point, less a
 // slack for its rounding, is still a lower bound.
 //
-// PipeDream's dead tensors count too. A layer x with two successors o and y, y not an ancestor of
-// o... precisely: y not a descendant-or-self of o, is in augment(A) at every p with g_y < p <
-// J(y, o), J the least e_z of a common descendant z of y and o: D holds y, so some maximal a of D
-// is y or above it, hence above x; a is not above o (it would be a common descendant, but none is
-// in D), nor o itself (o above y would be one); so augment adds x for a. Such layers F(p) are paid
-// whatever D is: out(D) >= act(F) + the least cut with F's layers free.
+// PipeDream's dead tensors count too: a layer x of D is in augment(A) whenever D holds no layer
+// that is at or below every successor of x. If a successor of x is outside D, x is on the
+// boundary. Else some maximal a of D is above x, and every such a misses some successor o (not
+// o's descendant, nor o): a would be at or below them all; with two or more successors x is
+// branching, so augment adds x for a; with none x is maximal. So at every p < K(x), K(x) the
+// least e_z of a layer z at or below every successor of x (+inf when there is none), an ideal
+// holding x pays act(x). In the flow such a layer x, when it may be in D, becomes a sink of
+// capacity act(x) (paid if D holds it; its successors then need no cut through x), and when it is
+// forced in (g_x < p), a constant.
 //
 // I and O change only where p crosses some g_l or e_l: between two consecutive such values,
 // and at each, they are fixed, so the bound is a step function with at most 4 n + 1 steps. Where
@@ -165,24 +168,31 @@ private:
     enum class side : std::uint8_t { free, in, out };
     struct dead_interval {
         std::size_t layer;
-        double from, to;  // x is paid at every position in (from, to): g_y and J(y, o), shrunk
+        double to;  // an ideal holding x pays it at every position below: K(x), shrunk
     };
 
-    // The intervals where a layer is a dead tensor of every ideal (see the header comment), for
-    // each pair of its successors (o, y).
+    // Where an ideal holding a layer pays it, as a dead tensor or on the boundary (see the
+    // header comment): below K(x).
     void find_dead_tensors(const ideal_lattice& lattice) {
         const kept_layers& kept = lattice.kept();
         const auto& desc = lattice.closures().descendants;
-        std::vector<double> first_with(lattice.layer_count()), last_without(lattice.layer_count());
-        for (const layer_window& w : layers_) first_with[w.layer] = w.first_with, last_without[w.layer] = w.last_without;
-        for (const std::size_t x : kept.order)
-            for (const std::size_t o : kept.succ[x])
-                for (const std::size_t y : kept.succ[x]) {
-                    if (y == o || desc.test(o, y)) continue;  // y must not be o or below it
-                    double join = desc.test(y, o) ? first_with[o] : std::numeric_limits<double>::infinity();
-                    desc.for_each_common(y, desc, o, [&](std::size_t z) { join = std::min(join, first_with[z]); });
-                    if (last_without[y] < join) dead_.push_back({x, last_without[y], join});
-                }
+        std::vector<double> first_with(lattice.layer_count());
+        for (const layer_window& w : layers_) first_with[w.layer] = w.first_with;
+        for (const std::size_t x : kept.order) {
+            layer_bits below;  // at or below every successor of x so far
+            for (std::size_t i = 0; i < kept.succ[x].size(); ++i) {
+                const std::size_t o = kept.succ[x][i];
+                layer_bits mine = lattice.empty_ideal();
+                add_layer(mine, o);
+                desc.for_each(o, [&](std::size_t z) { add_layer(mine, z); });
+                if (i == 0) below = std::move(mine);
+                else
+                    for (std::size_t w = 0; w < below.size(); ++w) below[w] &= mine[w];
+            }
+            double join = std::numeric_limits<double>::infinity();
+            for_each_layer(below, [&](std::size_t z) { join = std::min(join, first_with[z]); });
+            if (join > 0.0) dead_.push_back({x, join});
+        }
     }
 
     // The step [lo, hi]: in = {g < lo}, out = {e > hi}; for an open step (lo, hi) (`open`),
@@ -190,8 +200,8 @@ private:
     void add_step(const ideal_lattice& lattice, double lo, double hi, bool open) {
         side_.assign(lattice.layer_count(), side::free);
         paid_.assign(lattice.layer_count(), 0);
-        for (const dead_interval& d : dead_)  // as the forced sets: paid on the whole step
-            if ((open ? d.from <= lo : d.from < lo) && (open ? hi <= d.to : hi < d.to)) paid_[d.layer] = 1;
+        for (const dead_interval& d : dead_)  // as the forced sets: on the whole step
+            if (open ? hi <= d.to : hi < d.to) paid_[d.layer] = 1;
         bool empty = false;
         for (const layer_window& w : layers_) {
             const bool in = open ? w.last_without <= lo : w.last_without < lo;
@@ -231,10 +241,14 @@ private:
         const double wide = 2.0 * total_activation_bytes_ + 1.0;  // uncuttable
         const double slack = 1e-9 * total_activation_bytes_;
         small_max_flow flow(2 * local.size() + 2, 1e-3 * slack);
-        double paid = 0.0;
-        for (std::size_t l = 0; l < paid_.size(); ++l) paid += paid_[l] != 0 ? act[l] : 0.0;
+        double paid = 0.0;  // the forced-in layers an ideal pays
+        for (const layer_window& w : layers_) paid += paid_[w.layer] != 0 && side_[w.layer] == side::in ? act[w.layer] : 0.0;
         for (const std::size_t l : local) {
             if (side_[l] == side::in) flow.add_edge(0, id[l], wide);
+            if (paid_[l] != 0 && side_[l] == side::free) {  // paid if D holds it, then no cut needed past it
+                flow.add_edge(id[l], 1, act[l]);
+                continue;
+            }
             flow.add_edge(id[l], id[l] + 1, paid_[l] != 0 ? 0.0 : act[l]);
             for (const std::size_t s : kept.succ[l]) {
                 if (side_[s] == side::free) flow.add_edge(id[l] + 1, id[s], wide);
