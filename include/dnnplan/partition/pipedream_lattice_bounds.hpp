@@ -17,6 +17,7 @@
 #include <dnnplan/partition/pipedream_bounds.hpp>
 #include <dnnplan/partition/pipedream_cost.hpp>
 #include <dnnplan/partition/pipedream_lattice_cuts.hpp>
+#include <dnnplan/partition/pipedream_lattice_knapsack.hpp>
 #include <dnnplan/partition/pipedream_lattice_points.hpp>
 #include <dnnplan/partition/pipedream_types.hpp>
 
@@ -205,8 +206,28 @@ public:
         }
         if (points_ && setting_.activation_compression_ratio) outputs_ = last_at_most_index(points_->output_min_bytes);
         if (!points_ && setting_.activation_compression_ratio) cut_outputs_.emplace(lattice, slack);
+        if (setting_.memory_bytes && !setting_.fewer) {
+            std::vector<stashed_compute_knapsack::layer> all;
+            for (const layer_window& l : heavy_)
+                all.push_back({.first_with = l.first_with, .compute_s = l.compute_s, .stashed_bytes = l.stashed_bytes});
+            knapsack_.emplace(std::move(all));
+            std::vector<layer_window> by_g = heavy_;
+            std::sort(by_g.begin(), by_g.end(), [](const auto& a, const auto& b) { return a.last_without < b.last_without; });
+            every_layer_.parameters.assign(1, 0.0);
+            every_layer_.stashed.assign(1, 0.0);
+            every_layer_.compute.assign(1, 0.0);
+            for (const layer_window& l : by_g) {
+                every_layer_.last_without.push_back(l.last_without);
+                every_layer_.parameters.push_back(every_layer_.parameters.back() + l.parameter_bytes);
+                every_layer_.stashed.push_back(every_layer_.stashed.back() + l.stashed_bytes);
+                every_layer_.compute.push_back(every_layer_.compute.back() + l.compute_s);
+            }
+        }
         for (const std::size_t l : lattice.kept().order) {
-            if (lattice.kept().pred[l].empty() && f.compute[l] > 0.0) empty_first_stage_ = setting_.fewer;
+            if (lattice.kept().pred[l].empty()) {
+                if (f.compute[l] > 0.0) empty_first_stage_ = setting_.fewer;
+                least_first_cut_s_ = std::min(least_first_cut_s_, f.compute[l] - 1e-12 * total_);
+            }
             parameter_total_ += f.parameter[l];
             stashed_total_ += f.parameter[l] + f.activation[l];
         }
@@ -239,6 +260,9 @@ public:
                 if (!start) continue;
                 const double next = farthest(m - r, *start, static_cast<std::int32_t>(r), t);
                 if (next >= total_) return true;
+                // The first stage is a nonempty ideal: it holds a source. A cut within the slack
+                // of 0 (the windows are shrunk by it) would let it hold nothing.
+                if (m == r && !empty_first_stage_ && next < least_first_cut_s_) continue;
                 if (next > reach_[m - r]) reach_[m] = std::max(reach_[m], next);
             }
         }
@@ -257,6 +281,7 @@ private:
         std::vector<double> last_without;  // g_l of the layers with e_l > p, ascending
         std::vector<double> parameters;    // parameters[i]: the W of the first i of them
         std::vector<double> stashed;       // stashed[i]: their activations and parameters
+        std::vector<double> compute;       // compute[i]: their compute
     };
 
     // The layers a stage starting at reach[k] may be forced to hold.
@@ -266,11 +291,13 @@ private:
             fl.last_without.clear();
             fl.parameters.assign(1, 0.0);
             fl.stashed.assign(1, 0.0);
+            fl.compute.assign(1, 0.0);
             for (const layer_window& l : layers_)
                 if (l.first_with > reach_[k]) {
                     fl.last_without.push_back(l.last_without);
                     fl.parameters.push_back(fl.parameters.back() + l.parameter_bytes);
                     fl.stashed.push_back(fl.stashed.back() + l.stashed_bytes);
+                    fl.compute.push_back(fl.compute.back() + l.compute_s);
                 }
             prepared_[k] = true;
         }
@@ -330,6 +357,12 @@ private:
             const auto in = static_cast<std::size_t>(std::upper_bound(fl.stashed.begin(), fl.stashed.end(), most) - fl.stashed.begin());
             if (in <= always) return p;  // even the layers every stage from p holds break it
             if (in - 1 < fl.last_without.size()) to = std::min(to, fl.last_without[in - 1]);
+            to = std::min(to, filled_reach(fl, always, {.base_s = p}, p, to, most));
+            // Or as a difference of prefixes: the ideal it ends at holds every layer with g_l < p'
+            // and has compute p'; the one it starts at has compute at most p, so at most the
+            // densest bytes of compute p among the layers with e_l <= p.
+            const double before_bytes = knapsack_->most_stashed_bytes(p, p) + 1e-12 * stashed_total_;
+            to = std::min(to, filled_reach(every_layer_, 0, {.base_s = 0.0, .credit_bytes = before_bytes}, p, to, most));
         }
         for (const auto& [l, rho] : slow_)
             if (rho > r && l.first_with > p) to = std::min(to, l.last_without);
@@ -339,6 +372,33 @@ private:
         to = std::max(p, farthest_allowed(windows_, to));
         if (k == 0 || !cut_outputs_) return to;
         return cut_outputs_->last_position(p, to, output_limit_bytes(r, t)).value_or(p);
+    }
+
+    // The farthest p' in (p, to] at which a stage ending at p' and starting at a cut at or before
+    // p can hold its compute within `most` stashed bytes; p if none. With the first i forced
+    // layers in (p' in (g_(i-1), g_i]; forced from the plan's own cut too, as in `farthest`), its
+    // compute is at least p' - p, its other layers have compute at least p' - p - C_i and e_l <=
+    // p', so by the knapsack of pipedream_lattice_knapsack.hpp p' <= p + C_i +
+    // most_compute(p', most - S_i). Not monotone in i (S_i and C_i both rise): the segments are
+    // scanned down from to's.
+    struct fill_start {
+        double base_s = 0.0;        // the compute before the stage
+        double credit_bytes = 0.0;  // the most stashed bytes before the stage
+    };
+    [[nodiscard]] double filled_reach(const forced_layers& fl, std::size_t always, fill_start from, double p, double to,
+                                      double most) const {
+        const auto& g = fl.last_without;
+        auto i = static_cast<std::size_t>(std::lower_bound(g.begin(), g.end(), to) - g.begin());
+        for (;; --i) {
+            const double hi = i < g.size() ? std::min(to, g[i]) : to;
+            const double lo = i == always ? p : std::max(p, g[i - 1]);
+            if (fl.stashed[i] <= most + from.credit_bytes) {
+                const double reach =
+                    from.base_s + fl.compute[i] + knapsack_->most_compute_s(hi, most + from.credit_bytes - fl.stashed[i]) + 1e-12 * total_;
+                if (std::min(hi, reach) > lo) return std::min(hi, reach);
+            }
+            if (i <= always || g[i - 1] <= p) return p;
+        }
     }
 
     struct stage_shape {
@@ -392,9 +452,12 @@ private:
     std::optional<exact_points> points_;
     std::optional<last_at_most_index> outputs_;  // over points_->output_min_bytes, with transfers
     std::optional<window_output_bounds> cut_outputs_;  // without points, with transfers
+    std::optional<stashed_compute_knapsack> knapsack_;  // under the memory check (without use_fewer_machines)
+    forced_layers every_layer_;  // all layers by g_l, with the knapsack
     double parameter_total_ = 0.0, stashed_total_ = 0.0;
     std::size_t ideal_count_ = 0;
     bool empty_first_stage_ = true;  // whether the first stage may end at compute 0
+    double least_first_cut_s_ = std::numeric_limits<double>::infinity();  // the least source's compute
     std::vector<double> reach_;
     std::vector<bool> prepared_;
     std::vector<forced_layers> forced_;
