@@ -158,12 +158,14 @@ void check_against_exact(const dnnplan::layer_graph& graph, const dnnplan::antic
 
 /// A random single-source DAG of n layers: layer i > 0 has one or two inputs among the layers
 /// before it, anywhere (so the graph is wide, unlike a chain with shortcuts).
-dnnplan::layer_graph wide_random_dag(dnnplan_test::rng& r, std::size_t n) {
+/// `zeros`: the chance that a layer has no compute, and (apart) no activations.
+dnnplan::layer_graph wide_random_dag(dnnplan_test::rng& r, std::size_t n, double zeros = 0.0) {
     std::vector<dnnplan::layer> ls;
     std::vector<dnnplan::layer_edge> es;
     for (std::size_t i = 0; i < n; ++i) {
-        ls.push_back({.id = "l" + std::to_string(i), .description = "Conv2d", .forward_s = r.uniform(0.0, 0.05),
-                      .backward_s = r.uniform(0.0, 0.08), .activation_bytes = r.uniform(1e5, 5e8),
+        const bool idle = r.chance(zeros), bare = r.chance(zeros);
+        ls.push_back({.id = "l" + std::to_string(i), .description = "Conv2d", .forward_s = idle ? 0.0 : r.uniform(0.0, 0.05),
+                      .backward_s = idle ? 0.0 : r.uniform(0.0, 0.08), .activation_bytes = bare ? 0.0 : r.uniform(1e5, 5e8),
                       .parameter_bytes = r.chance(0.3) ? 0.0 : r.uniform(1e5, 8e8)});
         const std::int32_t inputs = i > 0 ? r.integer(1, 2) : 0;
         for (std::int32_t e = 0; e < inputs; ++e) {
@@ -174,6 +176,26 @@ dnnplan::layer_graph wide_random_dag(dnnplan_test::rng& r, std::size_t n) {
     return dnnplan::layer_graph(std::move(ls), std::move(es));
 }
 
+/// The chances of PipeDream's flags in random_wide_options.
+struct flag_chances {
+    double transfers = 0.0, straight = 0.0, fewer = 0.0, memory = 0.0;
+};
+
+/// Random flags for a random wide DAG: 1 to `most_machines` machines, a bandwidth of 1e8 to 1e10,
+/// a compression ratio of 0.5 to 4, a memory limit of 5e8 to 6e9 bytes, each flag by its chance.
+dnnplan::pipedream_options random_wide_options(dnnplan_test::rng& r, std::int32_t most_machines, flag_chances c) {
+    dnnplan::pipedream_options o;
+    o.machines = {r.integer(1, most_machines)};
+    o.bandwidths_bytes_per_s = {r.uniform(1e8, 1e10)};
+    if (r.chance(c.transfers)) o.activation_compression_ratio = r.uniform(0.5, 4.0);
+    o.straight_pipeline = r.chance(c.straight);
+    o.use_fewer_machines = r.chance(c.fewer);
+    if (r.chance(c.memory)) {
+        o.use_memory_constraint = true;
+        o.memory_bytes = r.uniform(5e8, 6e9);
+    }
+    return o;
+}
 
 }  // namespace
 
@@ -236,16 +258,7 @@ TEST_CASE("on random wide DAGs the wide path bounds the exact answer", "[partiti
         const auto graph = wide_random_dag(r, static_cast<std::size_t>(r.integer(4, 18)));
         const auto states = dnnplan::try_build_antichain_states(graph, 3000);
         if (!states || states->chain) continue;
-        dnnplan::pipedream_options o;
-        o.machines = {r.integer(1, 12)};
-        o.bandwidths_bytes_per_s = {r.uniform(1e8, 1e10)};
-        if (r.chance(0.3)) o.activation_compression_ratio = r.uniform(0.5, 4.0);
-        o.straight_pipeline = r.chance(0.3);
-        o.use_fewer_machines = r.chance(0.4);
-        if (r.chance(0.3)) {
-            o.use_memory_constraint = true;
-            o.memory_bytes = r.uniform(5e8, 6e9);
-        }
+        const dnnplan::pipedream_options o = random_wide_options(r, 12, {.transfers = 0.3, .straight = 0.3, .fewer = 0.4, .memory = 0.3});
         INFO("seed " << seed << ", " << graph.size() << " layers, " << states->states.size() << " states, " << o.machines[0]
                      << " machines, straight " << o.straight_pipeline << ", fewer " << o.use_fewer_machines << ", memory "
                      << o.use_memory_constraint << ", ratio " << o.activation_compression_ratio.value_or(0.0));
@@ -257,6 +270,41 @@ TEST_CASE("on random wide DAGs the wide path bounds the exact answer", "[partiti
     }
     CHECK(compared >= 200);
     CHECK(optimal >= 20);
+}
+
+TEST_CASE("on random wide DAGs the windows alone admit the exact answer", "[partition][pipedream][wide][oracle]") {
+    // The windows-only form of the window bound (what the nasnets use: the transfers through vertex
+    // cuts, pipedream_lattice_cuts.hpp; the memory through a knapsack of a stage's compute,
+    // pipedream_lattice_knapsack.hpp) admits the exact optimum T*, also with layers of no compute
+    // or no activations; and a graph with no compute at all still gets a plan.
+    std::int64_t compared = 0;
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+        dnnplan_test::rng r(seed + 1000);
+        const auto graph = wide_random_dag(r, static_cast<std::size_t>(r.integer(4, 16)), 0.25);
+        const auto states = dnnplan::try_build_antichain_states(graph, 3000);
+        if (!states || states->chain) continue;
+        const dnnplan::pipedream_options o = random_wide_options(r, 10, {.transfers = 0.6, .straight = 0.2, .fewer = 0.3, .memory = 0.6});
+        const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o}, *states);
+        if (!exact.plan) continue;
+        INFO("seed " << seed + 1000 << ", " << graph.size() << " layers, " << o.machines[0] << " machines, straight "
+                     << o.straight_pipeline << ", fewer " << o.use_fewer_machines << ", memory " << o.use_memory_constraint
+                     << ", ratio " << o.activation_compression_ratio.value_or(0.0));
+        const dnnplan::detail::ideal_lattice lattice(graph);
+        dnnplan::detail::window_relaxation windows_only(lattice, dnnplan::detail::wide_setting::of(o), 0);
+        CHECK(windows_only.admits(exact.plan->time_per_minibatch_s * (1.0 + 1e-12)));
+        ++compared;
+    }
+    CHECK(compared >= 150);
+    std::vector<dnnplan::layer> idle;
+    for (int i = 0; i < 3; ++i)
+        idle.push_back({.id = "z" + std::to_string(i), .description = "ReLU", .forward_s = 0.0, .backward_s = 0.0,
+                        .activation_bytes = 1e6, .parameter_bytes = 0.0});
+    dnnplan::pipedream_options o;
+    o.machines = {2};
+    o.activation_compression_ratio = 1.0;
+    const auto none = wide_run(dnnplan::layer_graph(std::move(idle), {{0, 1}, {0, 2}}), o);
+    dnnplan_test::check_result_shape(none);
+    CHECK(none.plan);
 }
 
 TEST_CASE("the wide path bounds the exact answer on every single-source fixture", "[partition][pipedream][wide][oracle]") {

@@ -176,9 +176,9 @@ inline constexpr std::size_t wide_enumerated_ideals = 300000;
 /// windows alone, one where the least vertex cut between the forced layers passes
 /// (pipedream_lattice_cuts.hpp). Without use_fewer_machines the stage has M - k - r machines after it, so
 /// its stashed bytes times ceil((M - k - r) / r) are within the memory: with exact points at
-/// least stashed_from_bytes[y] - stashed_upto_bytes[p] of them; the windows alone (no points)
-/// check the memory on the forced layers' bytes (those the stage holds whatever its cuts) and
-/// cannot see the outputs.
+/// least stashed_from_bytes[y] - stashed_upto_bytes[p] of them; in both forms at least the forced
+/// layers' bytes plus a fractional knapsack of the rest of the stage's compute
+/// (pipedream_lattice_knapsack.hpp; `filled_reach` below).
 class window_relaxation {
 public:
     /// `enumerated_ideals`: the most ideals enumerated for exact points (0: the windows only).
@@ -260,8 +260,8 @@ public:
                 if (!start) continue;
                 const double next = farthest(m - r, *start, static_cast<std::int32_t>(r), t);
                 if (next >= total_) return true;
-                // The first stage is a nonempty ideal: it holds a source. A cut within the slack
-                // of 0 (the windows are shrunk by it) would let it hold nothing.
+                // The first stage is a nonempty ideal: it holds a source, so it ends at or past the
+                // least compute of a source (less the windows' slack), not merely past 0.
                 if (m == r && !empty_first_stage_ && next < least_first_cut_s_) continue;
                 if (next > reach_[m - r]) reach_[m] = std::max(reach_[m], next);
             }

@@ -29,7 +29,7 @@
 // forced in (g_x < p), a constant.
 //
 // I and O change only where p crosses some g_l or e_l: between two consecutive such values,
-// and at each, they are fixed, so the bound is a step function with at most 4 n + 1 steps. Where
+// and at each, they are fixed, so the bound is a step function with at most 4 n + 3 steps. Where
 // a layer is forced both in and out (inside a forbidden window) no ideal lies: +inf there.
 
 #include <dnnplan/partition/ideal_lattice.hpp>

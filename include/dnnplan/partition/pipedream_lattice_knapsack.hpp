@@ -7,8 +7,10 @@
 // p' - p, and each of its layers has e_l <= p' (e_l: the compute of l's down-set; an ideal holding
 // l holds its down-set). Precedence aside, the least stashed bytes of a set of such layers with a
 // given compute is at least the fractional knapsack's: the layers in increasing order of stashed
-// bytes per compute, the last one in part. So the most compute within a budget is at most this
-// knapsack's, over any superset of the layers with e_l <= p'.
+// bytes per compute, the last one in part (the greedy order is optimal for the fractional
+// knapsack: Dantzig, "Discrete-variable extremum problems", Operations Research 5(2), 1957). So
+// the most compute within a budget is at most this knapsack's, over any superset of the layers
+// with e_l <= p'.
 
 #include <algorithm>
 #include <cstddef>
@@ -19,7 +21,7 @@ namespace dnnplan::detail {
 /// The fractional knapsack of a stage's compute against its stashed bytes, over the layers with
 /// e_l <= to. The layers are cut into at most `groups` prefixes in increasing e_l, each sorted by
 /// bytes per compute once; a query takes the smallest prefix holding every layer with e_l <= to
-/// (a superset: a relaxation still), so it costs two binary searches and no allocation.
+/// (a superset: a relaxation still), so it costs three binary searches and no allocation.
 class stashed_compute_knapsack {
 public:
     struct layer {

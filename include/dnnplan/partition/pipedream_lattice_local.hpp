@@ -79,6 +79,7 @@ public:
     /// them (pipedream_cost.hpp), so UB3 gets these cheap cuts to choose from.
     void add_low_output_ideals(std::size_t bins) {
         const double total = lattice_.total_compute_s();
+        if (bins == 0 || !(total > 0.0)) return;  // no compute to range over
         std::vector<std::pair<double, layer_bits>> least(bins, {std::numeric_limits<double>::infinity(), layer_bits{}});
         for (const std::size_t v : lattice_.kept().order) {
             layer_bits d = lattice_.empty_ideal();
