@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -99,3 +100,19 @@ TEST_CASE("the fuzz seeds of tests/fixtures/fuzz_seeds are read by their readers
     CHECK_NOTHROW(validate_records(records));
 }
 
+
+TEST_CASE("fuzz finding measurement_table-19-price-sum-overflow: a configuration's price must be finite", "[elastic][io][fuzz]") {
+    // tests/fixtures/fuzz_findings/measurement_table-19-price-sum-overflow.json: found by
+    // fuzz_elastic_inputs in a clean-clone .ci/run (2026-11-28; the harness's input without its
+    // selector byte). worker_usd_per_h 1e308 is a finite price, but 2 workers cost 2e308 USD/h: the
+    // model policy's replay cost inf USD. The table is now rejected, naming the configuration.
+    std::ifstream in(std::string(DNNPLAN_TEST_FIXTURES_DIR) + "/fuzz_findings/measurement_table-19-price-sum-overflow.json");
+    REQUIRE(in);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(field_of([&] { (void)parse_measurement_table(text); }) == "measured[1]");
+    // The job the advisor answers is checked the same way.
+    elastic_job job{.remaining_steps = 1000.0, .worker_usd_per_h = 1e308, .ps_usd_per_h = 0.1, .configurations = {{1, 1}, {1, 2}}};
+    CHECK(field_of([&] { job.validate(); }) == "job.configurations[1]");
+    job.configurations = {{1, 1}};
+    CHECK_NOTHROW(job.validate());
+}

@@ -9,11 +9,13 @@
 #include <dnnplan/core/enum_text.hpp>
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/result.hpp>
+#include <dnnplan/core/detail/format.hpp>
 #include <dnnplan/core/detail/validate.hpp>
 #include <dnnplan/fit/ps_async_types.hpp>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -77,6 +79,15 @@ void require_distinct(const std::vector<T>& list, const std::string& path, Confi
     return (c.workers * worker_usd_per_h + c.ps * ps_usd_per_h) / 3600.0;
 }
 
+/// A configuration's price per hour, workers x worker_usd_per_h + ps x ps_usd_per_h, is finite:
+/// each price may be (1e308 is), and their sum then overflows a double.
+inline void require_finite_price(const std::string& path, const ps_configuration& c, double worker_usd_per_h, double ps_usd_per_h) {
+    if (std::isfinite(c.workers * worker_usd_per_h + c.ps * ps_usd_per_h)) return;
+    throw invalid_input(path, std::to_string(c.workers) + " workers x " + format_number(worker_usd_per_h) + " + " + std::to_string(c.ps) +
+                                  " PS x " + format_number(ps_usd_per_h) + " USD/h",
+                        "a configuration whose price per hour is finite (a double)");
+}
+
 /// `time_s` is within `deadline_s`, to a relative 1e-12: times and remaining work are differences,
 /// and rounding must not turn a tie into a miss. The advisor and the replay harness share it.
 [[nodiscard]] inline bool within_deadline(double time_s, double deadline_s) noexcept {
@@ -104,8 +115,11 @@ struct elastic_job {
         detail::require_positive(p + "worker_usd_per_h", worker_usd_per_h);
         detail::require_non_negative(p + "ps_usd_per_h", ps_usd_per_h);
         if (configurations.empty()) throw invalid_input(p + "configurations", "[]", "at least one configuration");
-        for (std::size_t i = 0; i < configurations.size(); ++i)
+        for (std::size_t i = 0; i < configurations.size(); ++i) {
             configurations[i].validate(p + "configurations[" + std::to_string(i) + "]");
+            detail::elastic::require_finite_price(p + "configurations[" + std::to_string(i) + "]", configurations[i], worker_usd_per_h,
+                                                  ps_usd_per_h);
+        }
         detail::elastic::require_distinct(configurations, p + "configurations", [](const ps_configuration& c) { return c; });
     }
 
@@ -263,7 +277,11 @@ struct measurement_table {
         detail::require_positive(p + "worker_usd_per_h", worker_usd_per_h);
         detail::require_non_negative(p + "ps_usd_per_h", ps_usd_per_h);
         if (measured.empty()) throw invalid_input(p + "measured", "[]", "at least one measured configuration");
-        for (std::size_t i = 0; i < measured.size(); ++i) measured[i].validate(p + "measured[" + std::to_string(i) + "]");
+        for (std::size_t i = 0; i < measured.size(); ++i) {
+            measured[i].validate(p + "measured[" + std::to_string(i) + "]");
+            detail::elastic::require_finite_price(p + "measured[" + std::to_string(i) + "]", measured[i].configuration(), worker_usd_per_h,
+                                                  ps_usd_per_h);
+        }
         detail::elastic::require_distinct(measured, p + "measured", [](const configuration_speed& m) { return m.configuration(); });
     }
 
