@@ -75,6 +75,7 @@
 #include <dnnplan/partition/pipedream_chain.hpp>
 #include <dnnplan/partition/pipedream_cost.hpp>
 #include <dnnplan/partition/pipedream_lattice_bounds.hpp>
+#include <dnnplan/partition/pipedream_lattice_closures.hpp>
 #include <dnnplan/partition/pipedream_lattice_cuts.hpp>
 #include <dnnplan/partition/pipedream_lattice_knapsack.hpp>
 #include <dnnplan/partition/pipedream_lattice_local.hpp>

@@ -16,6 +16,7 @@
 #include <dnnplan/partition/ideal_lattice.hpp>
 #include <dnnplan/partition/pipedream_bounds.hpp>
 #include <dnnplan/partition/pipedream_cost.hpp>
+#include <dnnplan/partition/pipedream_lattice_closures.hpp>
 #include <dnnplan/partition/pipedream_lattice_cuts.hpp>
 #include <dnnplan/partition/pipedream_lattice_knapsack.hpp>
 #include <dnnplan/partition/pipedream_lattice_points.hpp>
@@ -178,7 +179,8 @@ inline constexpr std::size_t wide_enumerated_ideals = 300000;
 /// its stashed bytes times ceil((M - k - r) / r) are within the memory: with exact points at
 /// least stashed_from_bytes[y] - stashed_upto_bytes[p] of them; in both forms at least the forced
 /// layers' bytes plus a fractional knapsack of the rest of the stage's compute
-/// (pipedream_lattice_knapsack.hpp; `filled_reach` below).
+/// (pipedream_lattice_knapsack.hpp; `filled_reach` below), and with the windows alone at least a
+/// Lagrangian bound over the ideals the two positions allow (pipedream_lattice_closures.hpp).
 class window_relaxation {
 public:
     /// `enumerated_ideals`: the most ideals enumerated for exact points (0: the windows only).
@@ -206,6 +208,7 @@ public:
         }
         if (points_ && setting_.activation_compression_ratio) outputs_ = last_at_most_index(points_->output_min_bytes);
         if (!points_ && setting_.activation_compression_ratio) cut_outputs_.emplace(lattice, slack);
+        if (!points_ && setting_.memory_bytes && !setting_.fewer) closures_.emplace(lattice, slack);
         if (setting_.memory_bytes && !setting_.fewer) {
             std::vector<stashed_compute_knapsack::layer> all;
             for (const layer_window& l : heavy_)
@@ -363,6 +366,7 @@ private:
             // densest bytes of compute p among the layers with e_l <= p.
             const double before_bytes = knapsack_->most_stashed_bytes(p, p) + 1e-12 * stashed_total_;
             to = std::min(to, filled_reach(every_layer_, 0, {.base_s = 0.0, .credit_bytes = before_bytes}, p, to, most));
+            if (closures_ && to > p) to = std::min(to, closures_->farthest(p, to, most));  // precedence kept
         }
         for (const auto& [l, rho] : slow_)
             if (rho > r && l.first_with > p) to = std::min(to, l.last_without);
@@ -453,6 +457,7 @@ private:
     std::optional<last_at_most_index> outputs_;  // over points_->output_min_bytes, with transfers
     std::optional<window_output_bounds> cut_outputs_;  // without points, with transfers
     std::optional<stashed_compute_knapsack> knapsack_;  // under the memory check (without use_fewer_machines)
+    std::optional<stashed_closure_bounds> closures_;    // the same, without points
     forced_layers every_layer_;  // all layers by g_l, with the knapsack
     double parameter_total_ = 0.0, stashed_total_ = 0.0;
     std::size_t ideal_count_ = 0;
