@@ -547,6 +547,14 @@ TEST_CASE("the windows' closure bound on a stage's stashed bytes is at most ever
     }
     CHECK(pairs > 10000);
     CHECK(positive > pairs / 10);  // not vacuous
+    // Over its cap of free layers the bound gives up: no restriction.
+    dnnplan_test::rng r(2000);
+    const auto graph = wide_random_dag(r, 8);
+    const dnnplan::detail::ideal_lattice lattice(graph);
+    const dnnplan::detail::stashed_closure_bounds none(lattice, 0.0, 3, 0);
+    CHECK(none.steps() == 0);
+    CHECK(none.least_stashed_bytes(0.0, lattice.total_compute_s()) == 0.0);
+    CHECK(none.farthest(0.0, lattice.total_compute_s(), 0.0) == lattice.total_compute_s());
 }
 
 TEST_CASE("a single-source graph's states are its nonempty ideals", "[partition][pipedream][wide]") {

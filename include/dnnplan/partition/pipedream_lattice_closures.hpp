@@ -50,6 +50,11 @@
 
 namespace dnnplan::detail {
 
+/// The most free layers, summed over the steps whose closures are built, before the bound is given
+/// up (no restriction, still a relaxation): each costs 2 flows per multiplier. nasnetalarge sums
+/// about 260,000 (2,335 steps with flows; 0.19 s with 3 multipliers); a graph wide everywhere could need minutes.
+inline constexpr std::size_t closure_free_layers_cap = 2'000'000;
+
 /// The Lagrangian bound of the header comment on the stashed bytes of a stage between two cut
 /// positions, for a handful of multipliers mu (bytes per second of compute).
 class stashed_closure_bounds {
@@ -59,8 +64,10 @@ public:
     /// Each costs two flows per step (nasnetalarge: 4,675 steps, about 12 us a flow, 110 free
     /// layers a step). 3 (quantiles 1/6, 1/2, 5/6) as measured on the nasnets and PipeDream's runs:
     /// 1 and 2 bound fewer runs within 0.5 %, 6 and 8 took twice the time for no better bounds.
-    stashed_closure_bounds(const ideal_lattice& lattice, double slack_s, std::size_t multipliers = 3)
-        : compute_total_s_(lattice.total_compute_s()) {
+    /// `most_free_layers`: closure_free_layers_cap.
+    stashed_closure_bounds(const ideal_lattice& lattice, double slack_s, std::size_t multipliers = 3,
+                           std::size_t most_free_layers = closure_free_layers_cap)
+        : compute_total_s_(lattice.total_compute_s()), free_layers_left_(most_free_layers) {
         const auto& f = lattice.figures();
         const auto& cl = lattice.closures();
         const double total = compute_total_s_;
@@ -83,10 +90,11 @@ public:
         while (!breaks.empty() && breaks.front() < 0.0) breaks.erase(breaks.begin());
         while (!breaks.empty() && breaks.back() > total) breaks.pop_back();
         // A point b: in = {g < b}, out = {e > b}; the open step (b, b'): in = {g <= b}, out = {e >= b'}.
-        for (std::size_t i = 0; i < breaks.size(); ++i) {
+        for (std::size_t i = 0; i < breaks.size() && !per_mu_.empty(); ++i) {
             add_step(lattice, breaks[i], breaks[i], false);
             if (i + 1 < breaks.size()) add_step(lattice, breaks[i], breaks[i + 1], true);
         }
+        if (per_mu_.empty()) lo_.clear(), hi_.clear();  // over the cap: no bound
         for (multiplier& m : per_mu_) {
             double before = -std::numeric_limits<double>::infinity();
             for (std::size_t j = 0; j < lo_.size(); ++j) {
@@ -223,6 +231,11 @@ private:
             id_[l] = free_.size() + 2;  // 0, 1: the source and the sink
             free_.push_back(l);
         }
+        if (free_.size() > free_layers_left_) {
+            per_mu_.clear();
+            return;
+        }
+        free_layers_left_ -= free_.size();
         for (multiplier& m : per_mu_) {
             const double mu = m.mu_bytes_per_s, forced = in_bytes - mu * in_compute_s;
             weight_.clear();
@@ -263,6 +276,7 @@ private:
     std::vector<std::size_t> id_, free_;  // the free layers of the step being built, and their flow nodes
     std::vector<double> weight_;           // their w
     double stashed_total_bytes_ = 0.0, compute_total_s_ = 0.0;
+    std::size_t free_layers_left_;
     std::size_t flows_ = 0;
 };
 
