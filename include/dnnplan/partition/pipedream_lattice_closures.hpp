@@ -52,7 +52,8 @@ namespace dnnplan::detail {
 
 /// The most free layers, summed over the steps whose closures are built, before the bound is given
 /// up (no restriction, still a relaxation): each costs 2 flows per multiplier. nasnetalarge sums
-/// about 260,000 (2,335 steps with flows; 0.19 s with 3 multipliers); a graph wide everywhere could need minutes.
+/// about 260,000 (2,335 steps with flows; 0.19 s with 3 multipliers); a graph wide everywhere
+/// could need minutes.
 inline constexpr std::size_t closure_free_layers_cap = 2'000'000;
 
 /// The Lagrangian bound of the header comment on the stashed bytes of a stage between two cut
