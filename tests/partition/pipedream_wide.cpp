@@ -196,6 +196,33 @@ dnnplan::pipedream_options random_wide_options(dnnplan_test::rng& r, std::int32_
     }
     return o;
 }
+/// One of PipeDream's own runs with a memory limit, and a ratio: the windows-only bound rejects
+/// T* / below_ratio (it admitted it before the change a test names).
+struct memory_run {
+    const char* name;
+    std::int32_t machines;
+    double memory_bytes;
+    double below_ratio;
+};
+
+/// The windows-only relaxation admits each run's exact optimum T* and rejects T* / below_ratio.
+void check_windows_only_memory(const std::vector<memory_run>& runs) {
+    for (const memory_run& r : runs) {
+        const auto graph = pipedream_fixture(r.name);
+        dnnplan::pipedream_options o;
+        o.machines = {r.machines};
+        o.use_memory_constraint = true;
+        o.memory_bytes = r.memory_bytes;
+        const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o});
+        INFO(r.name);
+        REQUIRE(exact.plan);
+        const double t = exact.plan->time_per_minibatch_s;
+        const dnnplan::detail::ideal_lattice lattice(graph);
+        dnnplan::detail::window_relaxation windows_only(lattice, dnnplan::detail::wide_setting::of(o), 0);
+        CHECK(windows_only.admits(t * (1.0 + 1e-12)));
+        CHECK_FALSE(windows_only.admits(t / r.below_ratio));
+    }
+}
 
 }  // namespace
 
@@ -451,27 +478,7 @@ TEST_CASE("the windows alone see a stage's memory through its compute", "[partit
     // slack of 0 and so hold nothing (bound T* / 3.36), and resnet50 -n 32 -s 9.7e9, where only the
     // forced layers' bytes were counted (bound T* / 1.197; the knapsack of the stage's compute,
     // pipedream_lattice_knapsack.hpp, lifts it to T* / 1.156). Both still admit T*.
-    struct run {
-        const char* name;
-        std::int32_t machines;
-        double memory_bytes;
-        double below_ratio;  // T* / below_ratio: admitted before, not now
-    };
-    for (const run& r : {run{"alexnet", 2, 8.6e7, 2.0}, run{"resnet50", 32, 9.7e9, 1.17}}) {
-        const auto graph = pipedream_fixture(r.name);
-        dnnplan::pipedream_options o;
-        o.machines = {r.machines};
-        o.use_memory_constraint = true;
-        o.memory_bytes = r.memory_bytes;
-        const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o});
-        INFO(r.name);
-        REQUIRE(exact.plan);
-        const double t = exact.plan->time_per_minibatch_s;
-        const dnnplan::detail::ideal_lattice lattice(graph);
-        dnnplan::detail::window_relaxation windows_only(lattice, dnnplan::detail::wide_setting::of(o), 0);
-        CHECK(windows_only.admits(t * (1.0 + 1e-12)));
-        CHECK_FALSE(windows_only.admits(t / r.below_ratio));
-    }
+    check_windows_only_memory({{"alexnet", 2, 8.6e7, 2.0}, {"resnet50", 32, 9.7e9, 1.17}});
 }
 
 TEST_CASE("with the windows alone the memory check keeps precedence", "[partition][pipedream][wide][oracle]") {
@@ -479,27 +486,7 @@ TEST_CASE("with the windows alone the memory check keeps precedence", "[partitio
     // a stage's compute alone was below T* by the ratio given: resnet50 -n 8 -s 9.7e9 (T* / 1.0625)
     // and resnext50 -n 32 -s 1.2e10 (T* / 1.098). The Lagrangian closures
     // (pipedream_lattice_closures.hpp) reject T* / 1.03 and T* / 1.05 there, and still admit T*.
-    struct run {
-        const char* name;
-        std::int32_t machines;
-        double memory_bytes;
-        double below_ratio;  // T* / below_ratio: admitted before, not now
-    };
-    for (const run& r : {run{"resnet50", 8, 9.7e9, 1.03}, run{"resnext50", 32, 1.2e10, 1.05}}) {
-        const auto graph = pipedream_fixture(r.name);
-        dnnplan::pipedream_options o;
-        o.machines = {r.machines};
-        o.use_memory_constraint = true;
-        o.memory_bytes = r.memory_bytes;
-        const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o});
-        INFO(r.name);
-        REQUIRE(exact.plan);
-        const double t = exact.plan->time_per_minibatch_s;
-        const dnnplan::detail::ideal_lattice lattice(graph);
-        dnnplan::detail::window_relaxation windows_only(lattice, dnnplan::detail::wide_setting::of(o), 0);
-        CHECK(windows_only.admits(t * (1.0 + 1e-12)));
-        CHECK_FALSE(windows_only.admits(t / r.below_ratio));
-    }
+    check_windows_only_memory({{"resnet50", 8, 9.7e9, 1.03}, {"resnext50", 32, 1.2e10, 1.05}});
 }
 
 TEST_CASE("the windows' closure bound on a stage's stashed bytes is at most every stage's", "[partition][pipedream][wide][oracle]") {

@@ -68,33 +68,16 @@ public:
     /// `most_free_layers`: closure_free_layers_cap.
     stashed_closure_bounds(const ideal_lattice& lattice, double slack_s, std::size_t multipliers = 3,
                            std::size_t most_free_layers = closure_free_layers_cap)
-        : compute_total_s_(lattice.total_compute_s()), free_layers_left_(most_free_layers) {
+        : steps_(lattice, slack_s), compute_total_s_(lattice.total_compute_s()), free_layers_left_(most_free_layers) {
         const auto& f = lattice.figures();
-        const auto& cl = lattice.closures();
-        const double total = compute_total_s_;
-        std::vector<double> breaks{0.0, total};
-        for (const std::size_t l : lattice.kept().order) {
-            double down = f.compute[l], up = f.compute[l];
-            cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
-            cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
-            layers_.push_back({l, down - slack_s, total - up + slack_s});
-            stashed_total_bytes_ += f.parameter[l] + f.activation[l];
-            breaks.push_back(down - slack_s);
-            breaks.push_back(total - up + slack_s);
-        }
+        for (const layer_window& w : steps_.layers()) stashed_total_bytes_ += f.parameter[w.layer] + f.activation[w.layer];
         for (const double mu : quantile_multipliers(lattice, multipliers)) {
             per_mu_.emplace_back();
             per_mu_.back().mu_bytes_per_s = mu;
         }
-        std::sort(breaks.begin(), breaks.end());
-        breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
-        while (!breaks.empty() && breaks.front() < 0.0) breaks.erase(breaks.begin());
-        while (!breaks.empty() && breaks.back() > total) breaks.pop_back();
-        // A point b: in = {g < b}, out = {e > b}; the open step (b, b'): in = {g <= b}, out = {e >= b'}.
-        for (std::size_t i = 0; i < breaks.size() && !per_mu_.empty(); ++i) {
-            add_step(lattice, breaks[i], breaks[i], false);
-            if (i + 1 < breaks.size()) add_step(lattice, breaks[i], breaks[i + 1], true);
-        }
+        steps_.for_each_step([&](double lo, double hi, bool open) {
+            if (!per_mu_.empty()) add_step(lattice, lo, hi, open);
+        });
         if (per_mu_.empty()) lo_.clear(), hi_.clear();  // over the cap: no bound
         for (multiplier& m : per_mu_) {
             double before = -std::numeric_limits<double>::infinity();
@@ -151,12 +134,8 @@ public:
     [[nodiscard]] std::size_t flows() const noexcept { return flows_; }
 
 private:
-    struct layer_window {
-        std::size_t layer;
-        double first_with;    // e_l, shrunk
-        double last_without;  // g_l, shrunk
-    };
-    enum class side : std::uint8_t { free, in, out };
+    using layer_window = window_steps::layer_window;
+    using side = window_steps::side;
     struct multiplier {
         double mu_bytes_per_s = 0.0;
         std::vector<double> least{}, most{};  // per step: min and max of w over its ideals (+inf, -inf: none)
@@ -201,13 +180,7 @@ private:
     void add_step(const ideal_lattice& lattice, double lo, double hi, bool open) {
         const auto& f = lattice.figures();
         side_.assign(lattice.layer_count(), side::free);
-        bool empty = false;
-        for (const layer_window& w : layers_) {
-            const bool in = open ? w.last_without <= lo : w.last_without < lo;
-            const bool out = open ? w.first_with >= hi : w.first_with > hi;
-            empty = empty || (in && out);
-            side_[w.layer] = in ? side::in : out ? side::out : side::free;
-        }
+        const bool empty = steps_.sides(lo, hi, open, side_);
         lo_.push_back(lo);
         hi_.push_back(hi);
         if (lo_.size() > 1 && empty == last_empty_ && side_ == last_side_) {  // no set moved: the same values
@@ -225,7 +198,7 @@ private:
         for (const std::size_t l : free_) id_[l] = none;
         free_.clear();
         double in_bytes = 0.0, in_compute_s = 0.0;  // the forced-in layers' S and C
-        for (const layer_window& w : layers_) {
+        for (const layer_window& w : steps_.layers()) {
             const std::size_t l = w.layer;
             if (side_[l] == side::in) in_bytes += f.parameter[l] + f.activation[l], in_compute_s += f.compute[l];
             if (side_[l] != side::free) continue;
@@ -269,7 +242,7 @@ private:
     }
 
     static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-    std::vector<layer_window> layers_;
+    window_steps steps_;
     std::vector<multiplier> per_mu_;
     std::vector<side> side_, last_side_;
     bool last_empty_ = false;

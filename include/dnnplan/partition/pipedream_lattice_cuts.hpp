@@ -112,35 +112,78 @@ private:
     double tolerance_;
 };
 
+/// What the windows-only bounds over cut positions share (window_output_bounds below;
+/// stashed_closure_bounds, pipedream_lattice_closures.hpp): each layer's window, e_l and g_l shrunk
+/// by a slack against rounding (as the forbidden windows are), the positions in [0, C] where the
+/// forced sets change, and the layers' sides on a step between them.
+class window_steps {
+public:
+    enum class side : std::uint8_t { free, in, out };
+    struct layer_window {
+        std::size_t layer;
+        double first_with;    // e_l, shrunk
+        double last_without;  // g_l, shrunk
+    };
+
+    window_steps(const ideal_lattice& lattice, double slack_s) {
+        const auto& f = lattice.figures();
+        const auto& cl = lattice.closures();
+        const double total = lattice.total_compute_s();
+        breaks_ = {0.0, total};
+        for (const std::size_t l : lattice.kept().order) {
+            double down = f.compute[l], up = f.compute[l];
+            cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
+            cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
+            windows_.push_back({l, down - slack_s, total - up + slack_s});
+            breaks_.push_back(down - slack_s);
+            breaks_.push_back(total - up + slack_s);
+        }
+        std::sort(breaks_.begin(), breaks_.end());
+        breaks_.erase(std::unique(breaks_.begin(), breaks_.end()), breaks_.end());
+        while (!breaks_.empty() && breaks_.front() < 0.0) breaks_.erase(breaks_.begin());
+        while (!breaks_.empty() && breaks_.back() > total) breaks_.pop_back();
+    }
+
+    [[nodiscard]] const std::vector<layer_window>& layers() const noexcept { return windows_; }
+
+    /// step(lo, hi, open) for the point at each position where a forced set changes and for the
+    /// open step after it, in order: a point b holds in = {g < b}, out = {e > b}; the open step
+    /// (b, b') in = {g <= b}, out = {e >= b'}. Between and at these positions the sets are fixed.
+    template <class Step>
+    void for_each_step(Step&& step) const {
+        for (std::size_t i = 0; i < breaks_.size(); ++i) {
+            step(breaks_[i], breaks_[i], false);
+            if (i + 1 < breaks_.size()) step(breaks_[i], breaks_[i + 1], true);
+        }
+    }
+
+    /// The layers' sides on the step [lo, hi] (`open`: (lo, hi)) into `sides` (by layer index);
+    /// true when a layer is both forced in and out: no ideal lies there.
+    bool sides(double lo, double hi, bool open, std::vector<side>& sides) const {
+        bool empty = false;
+        for (const layer_window& w : windows_) {
+            const bool in = open ? w.last_without <= lo : w.last_without < lo;
+            const bool out = open ? w.first_with >= hi : w.first_with > hi;
+            empty = empty || (in && out);
+            sides[w.layer] = in ? side::in : out ? side::out : side::free;
+        }
+        return empty;
+    }
+
+private:
+    std::vector<layer_window> windows_;
+    std::vector<double> breaks_;
+};
+
 /// The step function of section 3.1's output bound over the cut positions (see the header
 /// comment): for a position p, at most the least `out` of an ideal of compute p.
 class window_output_bounds {
 public:
     /// `slack_s`: the forced sets shrunk by it at both ends against rounding (as the windows are).
-    window_output_bounds(const ideal_lattice& lattice, double slack_s) {
-        const auto& f = lattice.figures();
-        const auto& cl = lattice.closures();
-        const double total = lattice.total_compute_s();
-        std::vector<double> breaks{0.0, total};
-        for (const std::size_t l : lattice.kept().order) {
-            double down = f.compute[l], up = f.compute[l];
-            cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
-            cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
-            layers_.push_back({l, down - slack_s, total - up + slack_s});
-            total_activation_bytes_ += f.activation[l];
-            breaks.push_back(down - slack_s);
-            breaks.push_back(total - up + slack_s);
-        }
+    window_output_bounds(const ideal_lattice& lattice, double slack_s) : steps_(lattice, slack_s) {
+        for (const layer_window& w : steps_.layers()) total_activation_bytes_ += lattice.figures().activation[w.layer];
         find_dead_tensors(lattice);
-        std::sort(breaks.begin(), breaks.end());
-        breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
-        while (!breaks.empty() && breaks.front() < 0.0) breaks.erase(breaks.begin());
-        while (!breaks.empty() && breaks.back() > total) breaks.pop_back();
-        // A point b: in = {g < b}, out = {e > b}; the open step (b, b'): in = {g <= b}, out = {e >= b'}.
-        for (std::size_t i = 0; i < breaks.size(); ++i) {
-            add_step(lattice, breaks[i], breaks[i], false);
-            if (i + 1 < breaks.size()) add_step(lattice, breaks[i], breaks[i + 1], true);
-        }
+        steps_.for_each_step([&](double lo, double hi, bool open) { add_step(lattice, lo, hi, open); });
         index_ = last_at_most_index(bytes_);
     }
 
@@ -160,12 +203,8 @@ public:
     [[nodiscard]] std::pair<double, double> step_positions(std::size_t i) const noexcept { return {lo_[i], hi_[i]}; }
 
 private:
-    struct layer_window {
-        std::size_t layer;
-        double first_with;    // e_l, shrunk
-        double last_without;  // g_l, shrunk
-    };
-    enum class side : std::uint8_t { free, in, out };
+    using layer_window = window_steps::layer_window;
+    using side = window_steps::side;
     struct dead_interval {
         std::size_t layer;
         double to;  // an ideal holding x pays it at every position below: K(x), shrunk
@@ -177,7 +216,7 @@ private:
         const kept_layers& kept = lattice.kept();
         const auto& desc = lattice.closures().descendants;
         std::vector<double> first_with(lattice.layer_count());
-        for (const layer_window& w : layers_) first_with[w.layer] = w.first_with;
+        for (const layer_window& w : steps_.layers()) first_with[w.layer] = w.first_with;
         for (const std::size_t x : kept.order) {
             layer_bits below;  // at or below every successor of x so far
             for (std::size_t i = 0; i < kept.succ[x].size(); ++i) {
@@ -202,13 +241,7 @@ private:
         paid_.assign(lattice.layer_count(), 0);
         for (const dead_interval& d : dead_)  // as the forced sets: on the whole step
             if (open ? hi <= d.to : hi < d.to) paid_[d.layer] = 1;
-        bool empty = false;
-        for (const layer_window& w : layers_) {
-            const bool in = open ? w.last_without <= lo : w.last_without < lo;
-            const bool out = open ? w.first_with >= hi : w.first_with > hi;
-            empty = empty || (in && out);
-            side_[w.layer] = in ? side::in : out ? side::out : side::free;
-        }
+        const bool empty = steps_.sides(lo, hi, open, side_);
         lo_.push_back(lo);
         hi_.push_back(hi);
         // Next to a breakpoint that moves no set the step is the last one again: no new flow.
@@ -229,7 +262,7 @@ private:
         const kept_layers& kept = lattice.kept();
         const auto& act = lattice.figures().activation;
         std::vector<std::size_t> id(lattice.layer_count(), none), local;
-        for (const layer_window& w : layers_) {
+        for (const layer_window& w : steps_.layers()) {
             const std::size_t l = w.layer;
             const bool boundary = side_[l] == side::in && std::any_of(kept.succ[l].begin(), kept.succ[l].end(),
                                                                        [&](std::size_t s) { return side_[s] != side::in; });
@@ -242,7 +275,7 @@ private:
         const double slack = 1e-9 * total_activation_bytes_;
         small_max_flow flow(2 * local.size() + 2, 1e-3 * slack);
         double paid = 0.0;  // the forced-in layers an ideal pays
-        for (const layer_window& w : layers_) paid += paid_[w.layer] != 0 && side_[w.layer] == side::in ? act[w.layer] : 0.0;
+        for (const layer_window& w : steps_.layers()) paid += paid_[w.layer] != 0 && side_[w.layer] == side::in ? act[w.layer] : 0.0;
         for (const std::size_t l : local) {
             if (side_[l] == side::in) flow.add_edge(0, id[l], wide);
             if (paid_[l] != 0 && side_[l] == side::free) {  // paid if D holds it, then no cut needed past it
@@ -259,7 +292,7 @@ private:
     }
 
     static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-    std::vector<layer_window> layers_;
+    window_steps steps_;
     double total_activation_bytes_ = 0.0;
     std::vector<dead_interval> dead_;
     std::vector<side> side_, last_side_;
