@@ -82,7 +82,7 @@ void require_distinct(const std::vector<T>& list, const std::string& path, Confi
 /// A configuration's price per hour, workers x worker_usd_per_h + ps x ps_usd_per_h, is finite:
 /// each price may be (1e308 is), and their sum then overflows a double.
 inline void require_finite_price(const std::string& path, const ps_configuration& c, double worker_usd_per_h, double ps_usd_per_h) {
-    if (std::isfinite(c.workers * worker_usd_per_h + c.ps * ps_usd_per_h)) return;
+    if (std::isfinite(usd_per_s(c, worker_usd_per_h, ps_usd_per_h))) return;  // inf before the division by 3600
     throw invalid_input(path, std::to_string(c.workers) + " workers x " + format_number(worker_usd_per_h) + " + " + std::to_string(c.ps) +
                                   " PS x " + format_number(ps_usd_per_h) + " USD/h",
                         "a configuration whose price per hour is finite (a double)");
