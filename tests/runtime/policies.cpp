@@ -303,6 +303,41 @@ TEST_CASE("the default policy moves to another region only when the run there re
     }
 }
 
+TEST_CASE("the default policy moves from spot at home to cheaper spot once the run there repays the move", "[solve][deadline_policy][policies]") {
+    // The job runs on spot in r0 at 2 USD/h, past its changeover; r1's spot run began this tick.
+    // Rule 4's B4(x) = (h - p) x - h d - lambda min(x, d) - (h + lambda) d - 2E: with runs of 500
+    // ticks in r1 at 1 USD/h a run repays the egress (2E = 1 USD) many times over, so the job moves
+    // at once; with runs of 2 ticks, or with spot there at 1.99 USD/h, it stays.
+    dnnplan::spot_market_trace home = periodic_trace("r0", {5, 5}, 60, 12);  // ends in a run of 12 ticks
+    home.spot_usd_per_h.assign(home.available.size(), 2.0);
+    const deadline_job job{.work_s = 3600.0, .deadline_s = 100000.0, .changeover_s = 60.0, .egress_usd = 0.5};
+    const dnnplan::deadline_state on_spot{.mode = deadline_action::spot, .region = 0, .work_left_s = 3600.0};
+    const auto decide_with = [&](dnnplan::spot_market_trace r1, double r1_usd_per_h, const deadline_job& j) {
+        r1.available.resize(home.available.size() - 1, 0);
+        r1.available.push_back(1);  // a run that starts at the last tick
+        r1.spot_usd_per_h.assign(r1.available.size(), r1_usd_per_h);
+        const deadline_market m{.regions = {home, r1}};
+        dnnplan::adaptive_deadline_policy policy;
+        return policy.decide(dnnplan::deadline_view(m, j, m.ticks() - 11, 10, on_spot));
+    };
+    const auto long_runs = periodic_trace("r1", {1, 3, 500, 3}, 1, 0);  // the first run is censored
+    const deadline_decision move = decide_with(long_runs, 1.0, job);
+    CHECK(move.action == deadline_action::spot);
+    CHECK(move.region == 1);
+    const deadline_decision short_runs = decide_with(periodic_trace("r1", {2, 3}, 120, 0), 1.0, job);
+    CHECK(short_runs.action == deadline_action::spot);
+    CHECK(short_runs.region == 0);
+    const deadline_decision small_saving = decide_with(long_runs, 1.99, job);
+    CHECK(small_saving.action == deadline_action::spot);
+    CHECK(small_saving.region == 0);
+    // With less slack than the move and the way back (R - t - W - d = 90 s < 2d) it stays; the
+    // safety net does not act yet (W + d = 3,660 s < 3,720 s left).
+    const deadline_job tight{.work_s = 3600.0, .deadline_s = 4350.0, .changeover_s = 60.0, .egress_usd = 0.5};
+    const deadline_decision no_slack = decide_with(long_runs, 1.0, tight);
+    CHECK(no_slack.action == deadline_action::spot);
+    CHECK(no_slack.region == 0);
+}
+
 TEST_CASE("the default policy learns from one region when spot is up somewhere at every tick", "[solve][deadline_policy][policies]") {
     // r1 has spot at every tick, so spot anywhere never ends a run or an outage; r0 has. The job
     // runs on-demand in r0, which has no spot now: it moves to r1 (it decided as Uniform Progress

@@ -60,6 +60,13 @@
 // waiting (under the safety net) while spot is up elsewhere, which cost less on the shared traces
 // than going on-demand then. On-demand runs in the checkpoint's region. Until some history (spot
 // anywhere, or one region's) has seen a run and an outage end, the job decides as Uniform Progress.
+// 4. From spot at home to cheaper spot (several regions): while the job runs on spot at home past
+//    its changeover and another region has spot at a lower price, the job moves there by rule 2's
+//    optimal stopping over that region's runs, with the benefit B4 of adaptive_rules.hpp (the
+//    price difference over the run, less the work its changeover loses, made up at home's price,
+//    the changeover back and the egress both ways), once the slack holds the move and the way
+//    back (2d). Without it a job that started on dear spot stayed there while cheaper spot ran
+//    for days elsewhere.
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
@@ -112,6 +119,9 @@ public:
             const std::int32_t region = s.region >= 0 ? s.region : (spot_region >= 0 ? spot_region : od_region);
             return detail::deadline::uniform_progress(v, region, true);  // nothing learnt yet
         }
+        if (const std::int32_t cheaper = cheaper_spot_region(v); cheaper >= 0 && price_move_pays(v, cheaper))
+            return detail::deadline::safety_net(v, {deadline_action::spot, cheaper, "a cheaper region's spot run has lasted long enough to repay the move"},
+                                                cheaper, od_region);
         if (spot_region >= 0 && spot_region != s.region && s.region >= 0 && s.mode != deadline_action::on_demand && &home_history(v) != &history_ &&
             !outlasted_mean_outage(v)) {
             deadline_decision at_home = choose(v, -1, od_region);  // a move is weighed against on-demand only
@@ -150,6 +160,20 @@ private:
     [[nodiscard]] bool outlasted_mean_outage(const deadline_view& v) const noexcept {
         const auto& home = home_history(v);
         return !home.outages().empty() && static_cast<double>(home.age()) > home.outages().mean();
+    }
+
+    /// Rule 4's candidate: while the job runs on spot at home past its changeover, the region of
+    /// cheapest spot now if it is cheaper than home's; -1: none.
+    [[nodiscard]] static std::int32_t cheaper_spot_region(const deadline_view& v) {
+        const deadline_state& s = v.state();
+        if (v.regions() < 2 || s.mode != deadline_action::spot || s.region < 0 || s.changeover_left_s > 1e-3) return -1;
+        const auto home = static_cast<std::size_t>(s.region);
+        double best_usd_per_h = v.spot_usd_per_h(home, v.now());
+        std::int32_t best = -1;
+        for (std::size_t r = 0; r < v.regions(); ++r)
+            if (r != home && v.spot_now(r) && v.spot_usd_per_h(r, v.now()) < best_usd_per_h)
+                best = static_cast<std::int32_t>(r), best_usd_per_h = v.spot_usd_per_h(r, v.now());
+        return best;
     }
 
     /// The checkpoint's region, or before the first run the region of cheapest on-demand.
@@ -241,6 +265,7 @@ private:
     [[nodiscard]] bool pending_switch_pays(const deadline_view& v, std::int32_t spot_region, double pending_s) const;
     [[nodiscard]] double budget_age(const deadline_view& v, const history& h) const;
     [[nodiscard]] bool move_pays(const deadline_view& v, std::int32_t spot_region);
+    [[nodiscard]] bool price_move_pays(const deadline_view& v, std::int32_t region);
     [[nodiscard]] bool start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
                                   const detail::deadline::availability_history& h, detail::deadline::start_charges charges) const;
 
@@ -252,7 +277,7 @@ private:
     std::int32_t thresholds_region_ = -1;
     bool thresholds_valid_ = false;
     double wait_on_ticks_ = -1.0;
-    detail::deadline::start_rule switch_{}, move_{};
+    detail::deadline::start_rule switch_{}, move_{}, price_move_{};
     double budget_age_ = 1.0;
     std::size_t budget_for_ = 0;
     std::int32_t budget_region_ = -1;
@@ -396,6 +421,15 @@ inline bool adaptive_deadline_policy::move_pays(const deadline_view& v, std::int
     const std::int32_t home = v.state().region;
     if (home < 0 || spot_region == home) return true;
     return start_pays(move_, v, spot_region, region_histories_[static_cast<std::size_t>(spot_region)], {2.0 * v.job().egress_usd, true});
+}
+
+/// Rule 4 (top of this header): a move from spot at home to `region`'s cheaper spot, by rule 2's
+/// optimal stopping over that region's runs with B4, once the slack holds the move and the way back.
+inline bool adaptive_deadline_policy::price_move_pays(const deadline_view& v, std::int32_t region) {
+    const history& h = region_histories_[static_cast<std::size_t>(region)];
+    if (!learnt(h) || spendable_slack_s(v) + options_.reserve_s < 2.0 * v.job().changeover_s) return false;
+    const double home_usd_per_s = v.spot_usd_per_h(static_cast<std::size_t>(v.state().region), v.now()) * v.job().instances / 3600.0;
+    return start_pays(price_move_, v, region, h, {2.0 * v.job().egress_usd, true, home_usd_per_s});
 }
 
 static_assert(deadline_policy<adaptive_deadline_policy>);

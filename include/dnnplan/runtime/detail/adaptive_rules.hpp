@@ -121,15 +121,26 @@ struct start_charges {
     double extra_usd = 0.0;
     /// Whether the changeover back to on-demand when the run ends is charged too (moves).
     bool changeover_back = false;
+    /// The price (USD/s) of the spot run at home that a move to cheaper spot leaves; 0 for a start
+    /// from on-demand.
+    double from_spot_usd_per_s = 0.0;
 };
 
 /// B(x), the benefit of starting on a spot run from on-demand with x seconds of the run left
 /// (rule 2, top of adaptive.hpp): the spot work after the changeover saves Q - p a second; the
 /// changeover is billed at p and its min(x, d) of slack is worth (Q - p) P a second. A move also
 /// pays the changeover back at Q with probability P, the rest of 2d of slack (2d - min(x, d)) and
-/// its egress.
+/// its egress. A move from spot at home, at h a second, to cheaper spot (rule 4, top of
+/// adaptive.hpp) saves h - p a second of the x (its changeover billed at p); the work its
+/// changeover loses is made up at h, its min(x, d) of slack is worth lambda = (Q - p) P a second,
+/// and it pays the changeover back home (h d and d of slack) and its egress:
+///     B4(x) = (h - p) x - h d - lambda min(x, d) - (h + lambda) d - 2E.
 [[nodiscard]] inline double start_benefit_usd(unit_prices u, double p_overrun, double changeover_s, start_charges charges, double left_s) noexcept {
     const double p = u.spot_usd_per_s, q = u.on_demand_usd_per_s, d = changeover_s;
+    if (charges.from_spot_usd_per_s > 0.0) {
+        const double h = charges.from_spot_usd_per_s, lambda = (q - p) * p_overrun;
+        return (h - p) * left_s - h * d - lambda * std::min(left_s, d) - (h + lambda) * d - charges.extra_usd;
+    }
     const double own = (q - p) * std::max(left_s - d, 0.0) - p * std::min(left_s, d) - (q - p) * p_overrun * std::min(left_s, d);
     const double back = charges.changeover_back ? q * d * p_overrun + (q - p) * p_overrun * (2.0 * d - std::min(left_s, d)) : 0.0;
     return own - back - charges.extra_usd;
