@@ -3,8 +3,8 @@
 // inputs: every PipeDream profile in tests/fixtures/pipedream on 4, 16 and 64 machines (with
 // and without --activation_compression_ratio 1), and synthetic 1,000- and 10,000-layer chains
 // on 4 to 1,024 machines; "wide" rows: the three profiles over max_states states (inception_v3,
-// the nasnets) on 4, 16 and 64 machines, plain, straight, with transfers and with a memory limit,
-// with their bound and gap. Both sides include building the states from the layer graph, as
+// the nasnets) on 2 to 64 machines, plain, straight, fewer machines, with transfers and with two
+// memory limits, with their bound and gap. Both sides include building the states from the layer graph, as
 // PipeDream's optimizer does;
 // "solve" rows time one query on prebuilt states. Counters carry the answer so a run shows
 // both sides agree.
@@ -154,19 +154,22 @@ int main(int argc, char** argv) {
     }
     // The wide profiles: over max_states (inception_v3: 221,564 states; the nasnets: 1.6e11 and
     // 5.8e12), answered without their states.
-    // Flags: none, a straight pipeline, transfers (ratio 1; ratio 4 at PipeDream's -b 2.5e9) and a
-    // memory limit of half the model's bytes (activations and parameters).
+    // Flags on 2 to 64 machines: none, a straight pipeline, fewer machines, transfers (ratio 1;
+    // ratio 4 at PipeDream's -b 2.5e9) and a memory limit of a half and of an eighth of the model's
+    // bytes (activations and parameters).
     for (const std::string name : {"inception_v3", "nasnetamobile", "nasnetalarge"}) {
         const auto graph = shared_profile(name);
         if (!graph) continue;
         double bytes = 0.0;
         for (std::size_t i = 0; i < graph->size(); ++i) bytes += graph->at(i).activation_bytes + graph->at(i).parameter_bytes;
-        for (const std::int32_t m : {4, 16, 64})
-            for (const std::string flags : {"", "straight", "ratio1", "ratio4-b2.5e9", "memory-half"}) {
+        for (const std::int32_t m : {2, 4, 8, 16, 32, 64})
+            for (const std::string flags : {"", "straight", "fewer", "ratio1", "ratio4-b2.5e9", "memory-half", "memory-eighth"}) {
                 auto o = options_for(m, flags == "ratio1");
                 o.straight_pipeline = flags == "straight";
+                o.use_fewer_machines = flags == "fewer";
                 if (flags == "ratio4-b2.5e9") o.activation_compression_ratio = 4.0, o.bandwidths_bytes_per_s = {2.5e9};
                 if (flags == "memory-half") o.use_memory_constraint = true, o.memory_bytes = bytes / 2.0;
+                if (flags == "memory-eighth") o.use_memory_constraint = true, o.memory_bytes = bytes / 8.0;
                 const std::string tag = name + "/" + std::to_string(m) + (flags.empty() ? "" : "/" + flags);
                 benchmark::RegisterBenchmark(("wide/" + tag).c_str(), wide, graph, o)->Unit(benchmark::kMillisecond);
             }

@@ -429,7 +429,7 @@ inline bool adaptive_deadline_policy::price_move_pays(const deadline_view& v, st
     const history& h = region_histories_[static_cast<std::size_t>(region)];
     if (!learnt(h) || spendable_slack_s(v) + options_.reserve_s < 2.0 * v.job().changeover_s) return false;
     const double home_usd_per_s = v.spot_usd_per_h(static_cast<std::size_t>(v.state().region), v.now()) * v.job().instances / 3600.0;
-    return start_pays(price_move_, v, region, h, {2.0 * v.job().egress_usd, true, home_usd_per_s});
+    return start_pays(price_move_, v, region, h, {.extra_usd = 2.0 * v.job().egress_usd, .from_spot_usd_per_s = home_usd_per_s});
 }
 
 static_assert(deadline_policy<adaptive_deadline_policy>);

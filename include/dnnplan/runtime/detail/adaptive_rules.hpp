@@ -122,7 +122,7 @@ struct start_charges {
     /// Whether the changeover back to on-demand when the run ends is charged too (moves).
     bool changeover_back = false;
     /// The price (USD/s) of the spot run at home that a move to cheaper spot leaves; 0 for a start
-    /// from on-demand.
+    /// from on-demand. B4 (below) charges its own changeover back, home, whatever changeover_back says.
     double from_spot_usd_per_s = 0.0;
 };
 
