@@ -330,6 +330,21 @@ TEST_CASE("the default policy moves from spot at home to cheaper spot once the r
     const deadline_decision small_saving = decide_with(long_runs, 1.99, job);
     CHECK(small_saving.action == deadline_action::spot);
     CHECK(small_saving.region == 0);
+    // Prices are weighed as their means over the last hour observed (60 ticks here): r1 at 2.5 USD/h
+    // until this tick's 1.0 averages 2.475, dearer than home's 2.0, so the job stays; the same dip
+    // held for the hour moves it.
+    const auto dip = [&](std::size_t ticks) {
+        dnnplan::spot_market_trace r1 = long_runs;
+        r1.available.resize(home.available.size() - 1, 0);
+        r1.available.push_back(1);
+        r1.spot_usd_per_h.assign(r1.available.size(), 2.5);
+        std::fill(r1.spot_usd_per_h.end() - static_cast<std::ptrdiff_t>(ticks), r1.spot_usd_per_h.end(), 1.0);
+        const deadline_market m{.regions = {home, r1}};
+        dnnplan::adaptive_deadline_policy policy;
+        return policy.decide(dnnplan::deadline_view(m, job, m.ticks() - 11, 10, on_spot));
+    };
+    CHECK(dip(1).region == 0);
+    CHECK(dip(60).region == 1);
     // With less slack than the move and the way back (R - t - W - d = 90 s < 2d) it stays; the
     // safety net does not act yet (W + d = 3,660 s < 3,720 s left).
     const deadline_job tight{.work_s = 3600.0, .deadline_s = 4350.0, .changeover_s = 60.0, .egress_usd = 0.5};

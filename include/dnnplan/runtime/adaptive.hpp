@@ -66,7 +66,9 @@
 //    price difference over the run, less the work its changeover loses, made up at home's price,
 //    the changeover back and the egress both ways), once the slack holds the move and the way
 //    back (2d). Without it a job that started on dear spot stayed there while cheaper spot ran
-//    for days elsewhere.
+//    for days elsewhere. Both prices are the regions' means over the last hour observed
+//    (recent_spot_usd_per_h): a price that holds is its own mean, and one that jumps from tick to
+//    tick does not send the job back and forth.
 
 #include <dnnplan/core/error.hpp>
 #include <dnnplan/core/detail/validate.hpp>
@@ -80,6 +82,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -267,7 +270,8 @@ private:
     [[nodiscard]] bool move_pays(const deadline_view& v, std::int32_t spot_region);
     [[nodiscard]] bool price_move_pays(const deadline_view& v, std::int32_t region);
     [[nodiscard]] bool start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
-                                  const detail::deadline::availability_history& h, detail::deadline::start_charges charges) const;
+                                  const detail::deadline::availability_history& h, detail::deadline::start_charges charges,
+                                  std::optional<detail::deadline::unit_prices> at = std::nullopt) const;
 
     adaptive_deadline_options options_;
     detail::deadline::availability_history history_;
@@ -336,16 +340,17 @@ inline double adaptive_deadline_policy::compute_wait_on(const deadline_view& v, 
     return best_t;
 }
 
-/// Rule 2 and the move rule for the spot run in progress of history `h` (its figures computed at
-/// its first view): start once the run has lasted a* ticks, or once it has outlasted every
-/// observed run when a run as long again pays.
+/// Rule 2 and the move rules for the spot run in progress of history `h` (its figures computed at
+/// its first view, at the prices `at`, by default now's): start once the run has lasted a* ticks,
+/// or once it has outlasted every observed run when a run as long again pays.
 inline bool adaptive_deadline_policy::start_pays(detail::deadline::start_rule& rule, const deadline_view& v, std::int32_t region,
-                                                 const detail::deadline::availability_history& h, detail::deadline::start_charges charges) const {
+                                                 const detail::deadline::availability_history& h, detail::deadline::start_charges charges,
+                                                 std::optional<detail::deadline::unit_prices> at) const {
     const std::size_t run_start = v.now() + 1 - static_cast<std::size_t>(h.age());
     const double g = v.gap_s(), d = v.job().changeover_s, age = static_cast<double>(h.age());
     const auto benefit = [&](double left_s) { return detail::deadline::start_benefit_usd(rule.prices, rule.p_overrun, d, charges, left_s); };
     if (!rule.valid || rule.run_start != run_start || rule.region != region) {
-        rule.prices = prices(v, region);
+        rule.prices = at.value_or(prices(v, region));
         rule.p_overrun = compute_thresholds(v, home_history(v), rule.prices).p_overrun;
         rule.start_age = detail::deadline::best_start_age(h.runs(), g, benefit);
         rule.run_start = run_start, rule.region = region, rule.valid = true;
@@ -424,12 +429,16 @@ inline bool adaptive_deadline_policy::move_pays(const deadline_view& v, std::int
 }
 
 /// Rule 4 (top of this header): a move from spot at home to `region`'s cheaper spot, by rule 2's
-/// optimal stopping over that region's runs with B4, once the slack holds the move and the way back.
+/// optimal stopping over that region's runs with B4 at both regions' recent spot prices, once the
+/// slack holds the move and the way back.
 inline bool adaptive_deadline_policy::price_move_pays(const deadline_view& v, std::int32_t region) {
     const history& h = region_histories_[static_cast<std::size_t>(region)];
     if (!learnt(h) || spendable_slack_s(v) + options_.reserve_s < 2.0 * v.job().changeover_s) return false;
-    const double home_usd_per_s = v.spot_usd_per_h(static_cast<std::size_t>(v.state().region), v.now()) * v.job().instances / 3600.0;
-    return start_pays(price_move_, v, region, h, {.extra_usd = 2.0 * v.job().egress_usd, .from_spot_usd_per_s = home_usd_per_s});
+    const double per_s = v.job().instances / 3600.0;
+    const double home_usd_per_s = detail::deadline::recent_spot_usd_per_h(v, static_cast<std::size_t>(v.state().region)) * per_s;
+    const detail::deadline::unit_prices there{detail::deadline::recent_spot_usd_per_h(v, static_cast<std::size_t>(region)) * per_s,
+                                              prices(v, region).on_demand_usd_per_s};
+    return start_pays(price_move_, v, region, h, {.extra_usd = 2.0 * v.job().egress_usd, .from_spot_usd_per_s = home_usd_per_s}, there);
 }
 
 static_assert(deadline_policy<adaptive_deadline_policy>);
