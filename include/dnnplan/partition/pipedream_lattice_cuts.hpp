@@ -36,6 +36,7 @@
 #include <dnnplan/partition/pipedream_lattice_points.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -184,6 +185,7 @@ public:
         for (const layer_window& w : steps_.layers()) total_activation_bytes_ += lattice.figures().activation[w.layer];
         find_dead_tensors(lattice);
         steps_.for_each_step([&](double lo, double hi, bool open) { add_step(lattice, lo, hi, open); });
+        raise_by_maximal_layers(lattice);
         index_ = last_at_most_index(bytes_);
     }
 
@@ -231,6 +233,37 @@ private:
             double join = std::numeric_limits<double>::infinity();
             for_each_layer(below, [&](std::size_t z) { join = std::min(join, first_with[z]); });
             if (join > 0.0) dead_.push_back({x, join});
+        }
+    }
+
+    // A nonempty ideal D other than the whole graph pays, for each of its maximal layers a, act(a)
+    // and act(E(a)), E(a) the extra layers augment adds for a alone (antichain.hpp,
+    // augment_antichain: E(a) depends on a alone and misses a), so out(D) >= alpha(a) = act(a) +
+    // act(E(a)). A maximal a of D has e_a <= p (D holds its down-set) and p <= g_s for each
+    // successor s (D holds none), so at every p of a step some a with [e_a, min_s g_s] meeting
+    // the step has alpha(a) <= out(D): the least such alpha bounds the step too. Not at 0 (the
+    // empty ideal) nor at C (the whole graph).
+    void raise_by_maximal_layers(const ideal_lattice& lattice) {
+        const kept_layers& kept = lattice.kept();
+        const double total = lattice.total_compute_s();
+        std::vector<double> last_without(lattice.layer_count(), 0.0);
+        for (const layer_window& w : steps_.layers()) last_without[w.layer] = w.last_without;
+        const bitset_rows branching = branching_layers(kept);
+        bitset_rows scratch(1, lattice.layer_count());
+        std::vector<std::pair<std::pair<double, double>, double>> maximal;  // ([e_a, min_s g_s], alpha(a))
+        for (const layer_window& w : steps_.layers()) {
+            double alpha = 0.0, hi = std::numeric_limits<double>::infinity();
+            for (const std::size_t x : augment_antichain(kept, lattice.closures(), branching, {w.layer}, scratch))
+                alpha += lattice.figures().activation[x];
+            for (const std::size_t s : kept.succ[w.layer]) hi = std::min(hi, last_without[s]);
+            maximal.push_back({{w.first_with, hi}, alpha});
+        }
+        for (std::size_t i = 0; i < bytes_.size(); ++i) {
+            if (lo_[i] <= 0.0 || hi_[i] >= total || !std::isfinite(bytes_[i])) continue;
+            double least = std::numeric_limits<double>::infinity();
+            for (const auto& [span, alpha] : maximal)
+                if (span.first <= hi_[i] && span.second >= lo_[i]) least = std::min(least, alpha);
+            if (std::isfinite(least)) bytes_[i] = std::max(bytes_[i], least);
         }
     }
 
