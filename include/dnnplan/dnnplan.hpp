@@ -81,6 +81,7 @@
 #include <dnnplan/partition/pipedream_lattice_local.hpp>
 #include <dnnplan/partition/pipedream_lattice_pack.hpp>
 #include <dnnplan/partition/pipedream_lattice_points.hpp>
+#include <dnnplan/partition/pipedream_lattice_sync.hpp>
 #include <dnnplan/partition/pipedream_row.hpp>
 #include <dnnplan/partition/pipedream_types.hpp>
 #include <dnnplan/partition/pipedream_wide.hpp>

@@ -73,6 +73,13 @@ struct wide_setting {
 
 inline constexpr double wide_bound_rounding = 1.0 - 1e-12;
 
+/// A lower bound on the output bytes of every ideal whose compute lies in [lo_s, hi_s].
+struct cut_output_step {
+    double lo_s = 0.0;
+    double hi_s = 0.0;
+    double bytes = 0.0;
+};
+
 /// The window bound enumerates the ideals' compute sums when there are at most this many
 /// (inception_v3: 221,564; the nasnets' 1e11-1e12 stop at it and use the windows).
 inline constexpr std::size_t wide_enumerated_ideals = 300000;
@@ -241,6 +248,22 @@ public:
     /// The nonempty ideals enumerated for the exact points (PipeDream's states, for one source);
     /// 0 when there were too many.
     [[nodiscard]] std::size_t ideal_count() const noexcept { return ideal_count_; }
+
+    /// The least output bytes at the cut positions, as steps [lo, hi] with a lower bound on the
+    /// output of every ideal of compute in them (the exact points', or the vertex cuts'; +inf
+    /// where no ideal lies); none without transfers.
+    [[nodiscard]] std::vector<cut_output_step> cut_output_steps() const {
+        std::vector<cut_output_step> steps;
+        if (outputs_)
+            for (std::size_t i = 0; i < points_->compute_s.size(); ++i)
+                steps.push_back({points_->compute_s[i], points_->compute_s[i], points_->output_min_bytes[i]});
+        else if (cut_outputs_)
+            for (std::size_t i = 0; i < cut_outputs_->steps(); ++i) {
+                const auto [lo, hi] = cut_outputs_->step_positions(i);
+                steps.push_back({lo, hi, cut_outputs_->step_bytes(i)});
+            }
+        return steps;
+    }
 
     [[nodiscard]] bool admits(double t) {
         const auto m_count = static_cast<std::size_t>(setting_.machines);

@@ -95,7 +95,7 @@ struct pipedream_lattice_details {
     double lower_bound_s = 0.0;        ///< the largest of the bounds below (result.bound)
     double gap_ratio = 0.0;            ///< (objective_value - lower_bound_s) / lower_bound_s
     double compute_bound_s = 0.0;      ///< LB0: C / M and each layer's least time on its own
-    double machine_bound_s = 0.0;      ///< LB1: machine counting
+    double machine_bound_s = 0.0;      ///< LB1: machine counting; with transfers also LB1x (the stages' sync in aggregate)
     double window_bound_s = 0.0;       ///< cuts outside the layers' forbidden windows, r T per stage
     std::int64_t threshold_tests = 0;  ///< thresholds tried by the packing (UB1)
     std::int64_t fills = 0;            ///< greedy stage fills (counted against budget.max_nodes)

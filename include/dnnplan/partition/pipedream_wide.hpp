@@ -15,6 +15,7 @@
 #include <dnnplan/partition/pipedream_lattice_bounds.hpp>
 #include <dnnplan/partition/pipedream_lattice_local.hpp>
 #include <dnnplan/partition/pipedream_lattice_pack.hpp>
+#include <dnnplan/partition/pipedream_lattice_sync.hpp>
 #include <dnnplan/partition/pipedream_types.hpp>
 #include <dnnplan/workload/layer_graph.hpp>
 
@@ -399,6 +400,12 @@ inline constexpr std::int64_t wide_local_pairs = 400'000;
                             d.compute_bound_s, hi, [&](double t) { return machine_count_admits(lattice, s, t); }, d.threshold_tests) *
                         wide_bound_rounding;
     window_relaxation windows(lattice, s);
+    if (s.activation_compression_ratio && !s.straight) {  // LB1x: the stages' synchronisation in aggregate
+        const aggregate_sync_bound sync(lattice, s, windows.cut_output_steps());
+        d.machine_bound_s = std::max(d.machine_bound_s, largest_failing_threshold(
+                                                            d.compute_bound_s, hi, [&](double t) { return sync.admits(t); }, d.threshold_tests) *
+                                                            wide_bound_rounding);
+    }
     d.window_bound_s = largest_failing_threshold(d.compute_bound_s, hi, [&](double t) { return windows.admits(t); }, d.threshold_tests) *
                        wide_bound_rounding;
     d.lower_bound_s = std::max({d.compute_bound_s, d.machine_bound_s, d.window_bound_s});
