@@ -26,7 +26,8 @@
 //   B R T / 2 and ends at one unless it ends the graph. The sum is at most the best total of
 //   q_2 U - (T - length) over disjoint such intervals: a weighted interval scheduling DP on a grid
 //   of positions (each position taken to its nearest node, whose output bound covers the cells on
-//   both sides, U widened by half a cell at both ends and the length by a cell).
+//   both sides, U widened by half a cell at both ends and the length by a cell; the stages within
+//   one cell counted together).
 // A plan of one stage (no transfers) is priced min(C, (C + q_M W) / M) at best (for r >= 2 the
 // time falls with r). The test admits T when some form allows it. Every T it refuses is below the
 // optimum, so the bisection (largest_failing_threshold) returns a bound even where the test is
@@ -89,7 +90,7 @@ private:
             double down = f.compute[l], up = f.compute[l];
             cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
             cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
-            layers_.push_back({down - slack, total_ - up + slack, f.parameter[l]});
+            layers_.push_back({down - slack, total_ - up + slack, f.parameter[l], f.compute[l]});
             parameter_total_ += f.parameter[l];
             if (lattice.kept().pred[l].empty()) least_source = std::min(least_source, f.compute[l] - slack);
             if (lattice.kept().succ[l].empty()) least_sink = std::min(least_sink, f.compute[l] - slack);
@@ -125,13 +126,17 @@ private:
     // prefix in j.
     void build_parameter_table() const {
         table_.assign(nodes_ * nodes_, 0.0);
+        small_.assign(nodes_ + 1, 0.0);  // differences, then U_h(j)
         for (const auto& l : layers_) {
             const double last_i = std::floor((l.last_without + 0.5 * cell_s_) / cell_s_);
             const double first_j = std::max(0.0, std::ceil((l.first_with - 0.5 * cell_s_) / cell_s_));
             if (last_i < 0.0 || first_j > static_cast<double>(nodes_ - 1)) continue;
             const auto i = static_cast<std::size_t>(std::min(last_i, static_cast<double>(nodes_ - 1)));
-            table_[i * nodes_ + static_cast<std::size_t>(first_j)] += l.parameter_bytes;
+            const auto j = static_cast<std::size_t>(first_j);
+            table_[i * nodes_ + j] += l.parameter_bytes;
+            if (l.compute_s <= cell_s_ * loose && j <= i) small_[j] += l.parameter_bytes, small_[i + 1] -= l.parameter_bytes;
         }
+        for (std::size_t j = 1; j < nodes_; ++j) small_[j] += small_[j - 1];
         for (std::size_t i = nodes_; i-- > 0;)
             for (std::size_t j = 0; j < nodes_; ++j) {
                 double& u = table_[i * nodes_ + j];
@@ -141,11 +146,20 @@ private:
     }
 
     // The rho = 1 form's best total of q_2 U - (T - length) over disjoint single-replica stages.
+    // Stages whose two cuts share a node lie within its cell: together their lengths are at most
+    // a cell and each costs T, so they gain at most q_2 U_h(j) - (T - min(T, h)), U_h(j) the
+    // parameters of the layers of U(j, j) with at most a cell of compute, added after the stages
+    // that end there (where a cut may be: at node 0, or of output within the limit).
     [[nodiscard]] double escape(double t) const {
         const double q2 = setting_.sync_factor(2), limit = setting_.output_limit_bytes(1, t) * loose;
         const auto span = static_cast<std::size_t>(std::ceil(t / cell_s_)) + 1;
         if (table_.empty()) build_parameter_table();  // at the first test that needs it
+        const auto within = [&](std::size_t j) {  // both cuts near node j: after the first stage, of output <= the limit
+            if (j > 0 && node_bytes_[j] > limit) return 0.0;
+            return std::max(0.0, q2 * small_[j] - (t - std::min(t, cell_s_)));
+        };
         best_.assign(nodes_, 0.0);  // best_[j]: the best total of stages ending at nodes <= j
+        best_[0] = within(0);
         for (std::size_t j = 1; j < nodes_; ++j) {
             double b = best_[j - 1];
             const bool end_ok = j + 1 == nodes_ || node_bytes_[j] <= limit;
@@ -154,7 +168,7 @@ private:
                 const double length = std::min(t, position(j) - position(i) + cell_s_);
                 b = std::max(b, best_[i] + q2 * table_[i * nodes_ + j] - (t - length));
             }
-            best_[j] = b;
+            best_[j] = b + within(j);
         }
         return best_[nodes_ - 1];
     }
@@ -171,6 +185,7 @@ private:
         double first_with;    // e_l, shrunk against rounding
         double last_without;  // g_l, grown
         double parameter_bytes;
+        double compute_s;
     };
 
     wide_setting setting_;
@@ -185,6 +200,7 @@ private:
     std::vector<double> parameters_upto_;  // parameters_upto_[i]: the parameters of the first i
     std::vector<double> node_bytes_;       // per node: at most the output of an ideal within a cell of it
     mutable std::vector<double> table_;    // U(i, j) at i * nodes_ + j, built when first needed
+    mutable std::vector<double> small_;    // U_h(j), with the table
     mutable std::vector<double> best_;
 };
 
