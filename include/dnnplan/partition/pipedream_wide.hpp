@@ -363,8 +363,12 @@ private:
 inline constexpr std::size_t wide_family_cap = 1500;
 inline constexpr int wide_local_rounds = 6;
 /// With transfers, UB3's family starts with this many cheap cuts (principal ideals of least
-/// output, one per equal range of compute; lattice_local_search::add_low_output_ideals).
-inline constexpr std::size_t wide_low_output_bins = 128;
+/// output, one per equal range of compute; lattice_local_search::add_low_output_ideals). 512
+/// rather than 128: plans 0.04-1.9 % faster on 13 of the wide benchmark's 36 rows with
+/// transfers (nasnetalarge at ratio 4 on 16 machines: gap 1.8 -> 0.46 %), one 0.004 % slower,
+/// no time added; 1,024 crowded the family's cap and lost (nasnetalarge at ratio 4 on 64
+/// machines: 31 -> 88 %).
+inline constexpr std::size_t wide_low_output_bins = 512;
 /// The row solver's state pairs for UB3 in all (each about a microsecond; with a memory limit
 /// the banded search prunes less: nasnetalarge on 64 machines at half its bytes took 6.1 million
 /// pairs, 5.7 s, for no gain), or budget.max_evaluations when lower. 400,000 since the cheap cuts
