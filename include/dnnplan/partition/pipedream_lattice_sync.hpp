@@ -122,11 +122,11 @@ private:
     }
 
     // U(i, j) for nodes i <= j: the parameters of the layers with g_l >= x_i - h/2 and
-    // e_l <= x_j + h/2, as sums over (the last i, the first j) a layer allows, suffix in i and
-    // prefix in j.
+    // e_l <= x_j + h/2, as sums over (the last i, the first j) a layer allows: prefix in j along
+    // each row, then suffix in i down each column.
     void build_parameter_table() const {
         table_.assign(nodes_ * nodes_, 0.0);
-        small_.assign(nodes_ + 1, 0.0);  // differences, then U_h(j)
+        small_.assign(nodes_, 0.0);
         for (const auto& l : layers_) {
             const double last_i = std::floor((l.last_without + 0.5 * cell_s_) / cell_s_);
             const double first_j = std::max(0.0, std::ceil((l.first_with - 0.5 * cell_s_) / cell_s_));
@@ -134,15 +134,15 @@ private:
             const auto i = static_cast<std::size_t>(std::min(last_i, static_cast<double>(nodes_ - 1)));
             const auto j = static_cast<std::size_t>(first_j);
             table_[i * nodes_ + j] += l.parameter_bytes;
-            if (l.compute_s <= cell_s_ * loose && j <= i) small_[j] += l.parameter_bytes, small_[i + 1] -= l.parameter_bytes;
+            if (l.compute_s <= cell_s_ * loose)
+                for (std::size_t k = j; k <= i; ++k) small_[k] += l.parameter_bytes;
         }
-        for (std::size_t j = 1; j < nodes_; ++j) small_[j] += small_[j - 1];
-        for (std::size_t i = nodes_; i-- > 0;)
-            for (std::size_t j = 0; j < nodes_; ++j) {
-                double& u = table_[i * nodes_ + j];
-                if (j > 0) u += table_[i * nodes_ + j - 1];
-                if (i + 1 < nodes_) u += table_[(i + 1) * nodes_ + j] - (j > 0 ? table_[(i + 1) * nodes_ + j - 1] : 0.0);
-            }
+        // Sums of non-negative terms only (no differences), so rounding cannot lower U below the
+        // parameters it must cover by more than about 2 nodes_ ulps of W.
+        for (std::size_t i = 0; i < nodes_; ++i)
+            for (std::size_t j = 1; j < nodes_; ++j) table_[i * nodes_ + j] += table_[i * nodes_ + j - 1];
+        for (std::size_t i = nodes_ - 1; i-- > 0;)
+            for (std::size_t j = 0; j < nodes_; ++j) table_[i * nodes_ + j] += table_[(i + 1) * nodes_ + j];
     }
 
     // The rho = 1 form's best total of q_2 U - (T - length) over disjoint single-replica stages.
