@@ -59,6 +59,20 @@ public:
     [[nodiscard]] layer_bits empty_ideal() const { return layer_bits(words_, 0); }
     [[nodiscard]] const layer_bits& full_ideal() const noexcept { return full_; }
 
+    /// Where kept layer l can be cut around: e_l, the least compute of an ideal holding l (its
+    /// down-set's), and g_l, the most of one without it (C less its up-set's), each moved out by
+    /// `slack_s` against rounding (e_l - slack, g_l + slack).
+    struct compute_window {
+        double first_with = 0.0;
+        double last_without = 0.0;
+    };
+    [[nodiscard]] compute_window window_of(std::size_t l, double slack_s) const {
+        double down = figures_.compute[l], up = figures_.compute[l];
+        closures_.ancestors.for_each(l, [&](std::size_t a) { down += figures_.compute[a]; });
+        closures_.descendants.for_each(l, [&](std::size_t d) { up += figures_.compute[d]; });
+        return {down - slack_s, total_compute_ - up + slack_s};
+    }
+
     /// The number of kept layers without a kept in-neighbour (section 1.3 needs exactly one).
     [[nodiscard]] std::size_t source_count() const noexcept {
         return static_cast<std::size_t>(

@@ -133,17 +133,11 @@ inline constexpr std::size_t wide_enumerated_ideals = 300000;
 /// an ideal holding l holds its down-set, one without l holds none of its up-set). The union of
 /// these open intervals, merged and sorted, each shrunk by 1e-12 C at both ends against rounding.
 [[nodiscard]] inline std::vector<std::pair<double, double>> forbidden_compute_windows(const ideal_lattice& lattice) {
-    const auto& f = lattice.figures();
-    const auto& cl = lattice.closures();
-    const double total = lattice.total_compute_s();
-    const double slack = 1e-12 * total;
+    const double slack = 1e-12 * lattice.total_compute_s();
     std::vector<std::pair<double, double>> windows;
     for (const std::size_t l : lattice.kept().order) {
-        double down = f.compute[l], up = f.compute[l];
-        cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
-        cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
-        const double lo = total - up + slack, hi = down - slack;
-        if (lo < hi) windows.emplace_back(lo, hi);
+        const auto w = lattice.window_of(l, slack);
+        if (w.last_without < w.first_with) windows.emplace_back(w.last_without, w.first_with);
     }
     std::sort(windows.begin(), windows.end());
     std::vector<std::pair<double, double>> merged;
@@ -194,13 +188,10 @@ public:
     window_relaxation(const ideal_lattice& lattice, const wide_setting& setting, std::size_t enumerated_ideals = wide_enumerated_ideals)
         : setting_(setting), windows_(forbidden_compute_windows(lattice)), total_(lattice.total_compute_s()) {
         const auto& f = lattice.figures();
-        const auto& cl = lattice.closures();
         const double slack = 1e-12 * total_;  // the forced sets shrunk against rounding
         for (const std::size_t l : lattice.kept().order) {
-            double down = f.compute[l], up = f.compute[l];
-            cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
-            cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
-            const layer_window w{.first_with = down - slack, .last_without = total_ - up + slack,
+            const auto cut = lattice.window_of(l, slack);
+            const layer_window w{.first_with = cut.first_with, .last_without = cut.last_without,
                                  .parameter_bytes = f.parameter[l], .stashed_bytes = f.parameter[l] + f.activation[l],
                                  .compute_s = f.compute[l]};
             if (w.parameter_bytes > 0.0 || (setting_.memory_bytes && f.activation[l] > 0.0)) layers_.push_back(w);

@@ -127,17 +127,13 @@ public:
     };
 
     window_steps(const ideal_lattice& lattice, double slack_s) {
-        const auto& f = lattice.figures();
-        const auto& cl = lattice.closures();
         const double total = lattice.total_compute_s();
         breaks_ = {0.0, total};
         for (const std::size_t l : lattice.kept().order) {
-            double down = f.compute[l], up = f.compute[l];
-            cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
-            cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
-            windows_.push_back({l, down - slack_s, total - up + slack_s});
-            breaks_.push_back(down - slack_s);
-            breaks_.push_back(total - up + slack_s);
+            const auto w = lattice.window_of(l, slack_s);
+            windows_.push_back({l, w.first_with, w.last_without});
+            breaks_.push_back(w.first_with);
+            breaks_.push_back(w.last_without);
         }
         std::sort(breaks_.begin(), breaks_.end());
         breaks_.erase(std::unique(breaks_.begin(), breaks_.end()), breaks_.end());

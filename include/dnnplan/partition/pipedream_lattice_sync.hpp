@@ -83,14 +83,11 @@ private:
 
     void read_layers(const ideal_lattice& lattice) {
         const auto& f = lattice.figures();
-        const auto& cl = lattice.closures();
         const double slack = 1e-12 * total_;
         double least_source = std::numeric_limits<double>::infinity(), least_sink = least_source;
         for (const std::size_t l : lattice.kept().order) {
-            double down = f.compute[l], up = f.compute[l];
-            cl.ancestors.for_each(l, [&](std::size_t a) { down += f.compute[a]; });
-            cl.descendants.for_each(l, [&](std::size_t d) { up += f.compute[d]; });
-            layers_.push_back({down - slack, total_ - up + slack, f.parameter[l], f.compute[l]});
+            const auto w = lattice.window_of(l, slack);
+            layers_.push_back({w.first_with, w.last_without, f.parameter[l], f.compute[l]});
             parameter_total_ += f.parameter[l];
             if (lattice.kept().pred[l].empty()) least_source = std::min(least_source, f.compute[l] - slack);
             if (lattice.kept().succ[l].empty()) least_sink = std::min(least_sink, f.compute[l] - slack);
