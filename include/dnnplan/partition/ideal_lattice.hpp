@@ -73,6 +73,16 @@ public:
         return {down - slack_s, total_compute_ - up + slack_s};
     }
 
+    /// act(E(l)): the activations PipeDream's augment adds for kept layer l alone (antichain.hpp,
+    /// augment_antichain: its branching ancestors with a successor that is neither l nor an
+    /// ancestor of l), l's own left out. An ideal with l maximal pays at least this plus act(l).
+    [[nodiscard]] double augment_extra_bytes(std::size_t l) const {
+        double bytes = 0.0;
+        for (const std::size_t x : augment_antichain(kept_, closures_, branching_, {l}, extra_))
+            if (x != l) bytes += figures_.activation[x];
+        return bytes;
+    }
+
     /// The number of kept layers without a kept in-neighbour (section 1.3 needs exactly one).
     [[nodiscard]] std::size_t source_count() const noexcept {
         return static_cast<std::size_t>(

@@ -244,13 +244,10 @@ private:
         const double total = lattice.total_compute_s();
         std::vector<double> last_without(lattice.layer_count(), 0.0);
         for (const layer_window& w : steps_.layers()) last_without[w.layer] = w.last_without;
-        const bitset_rows branching = branching_layers(kept);
-        bitset_rows scratch(1, lattice.layer_count());
         std::vector<std::pair<std::pair<double, double>, double>> maximal;  // ([e_a, min_s g_s], alpha(a))
         for (const layer_window& w : steps_.layers()) {
-            double alpha = 0.0, hi = std::numeric_limits<double>::infinity();
-            for (const std::size_t x : augment_antichain(kept, lattice.closures(), branching, {w.layer}, scratch))
-                alpha += lattice.figures().activation[x];
+            const double alpha = lattice.augment_extra_bytes(w.layer) + lattice.figures().activation[w.layer];
+            double hi = std::numeric_limits<double>::infinity();
             for (const std::size_t s : kept.succ[w.layer]) hi = std::min(hi, last_without[s]);
             maximal.push_back({{w.first_with, hi}, alpha});
         }

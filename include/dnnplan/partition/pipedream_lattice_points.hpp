@@ -83,16 +83,12 @@ public:
         // Per depth (layers in the ideal) the frontier and the maximal layers, reused.
         avail_.resize(kept.order.size() + 1);
         maxima_.resize(kept.order.size() + 1);
-        // What augmenting an antichain adds for each of its layers (antichain.hpp's
-        // augment_antichain, layer by layer): its activations, the member's own left out.
-        const bitset_rows branching = branching_layers(kept);
-        bitset_rows scratch(1, lattice.layer_count());
+        // What augmenting an antichain adds for each of its layers (ideal_lattice::augment_extra_bytes).
         augmented_extra_bytes_.assign(lattice.layer_count(), 0.0);
         for (const std::size_t l : kept.order) {
             pending_[l] = static_cast<std::uint32_t>(kept.pred[l].size());
             if (pending_[l] == 0) avail_[0].push_back(l);
-            for (const std::size_t x : augment_antichain(kept, lattice.closures(), branching, {l}, scratch))
-                if (x != l) augmented_extra_bytes_[l] += lattice.figures().activation[x];
+            augmented_extra_bytes_[l] = lattice.augment_extra_bytes(l);
         }
         values_.reserve(std::min<std::size_t>(cap, 1u << 16));
         visit(0, {});
