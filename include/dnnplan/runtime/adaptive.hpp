@@ -12,8 +12,11 @@
 //    Probability Models with Optimization Applications", 1970, ch. 3, the renewal-reward theorem)
 //    with the empirical run and outage lengths: n = W / w(tau) cycles are left, each using s(tau)
 //    slack and m(tau) USD, and the slack they use beyond the slack left, its total taken as normal
-//    (mean n s, variance n var s), costs on-demand instead of spot:
-//        cost(tau) = n m(tau) + k (Q - p) E[(U - slack)^+],   U ~ N(n s, n var s).
+//    (mean n s, variance kappa n var s), costs on-demand instead of spot:
+//        cost(tau) = n m(tau) + k (Q - p) E[(U - slack)^+],   U ~ N(n s, kappa n var s).
+//    kappa > 1 widens the model's own variance (cycles independent, the learnt lengths taken as
+//    exact), which left the policy too sure of its slack early in a job: a measured choice, tuned
+//    on the shared traces (docs/solvers/deadline_policy.md).
 //    Once the outage in progress has outlasted tau, the same cost is weighed again with the outage
 //    in progress conditioned on the age it has reached (its first part: only the outages at least
 //    that long; the cycles after it keep tau): the policy waits on while some later threshold T
@@ -97,12 +100,16 @@ struct adaptive_deadline_options {
     double overrun_weight = 2.0;
     /// Slack (in changeovers) a switch back to spot needs.
     double switch_slack_changeovers = 1.0;
+    /// kappa: rule 1 takes the variance of the slack its cycles to come use as the renewal model's
+    /// times this factor.
+    double slack_variance_factor = 8.0;
 
     void validate(std::string_view path = "options") const {
         const std::string p = detail::field_prefix(path);
         detail::require_non_negative(p + "reserve_s", reserve_s);
         detail::require_non_negative(p + "overrun_weight", overrun_weight);
         detail::require_non_negative(p + "switch_slack_changeovers", switch_slack_changeovers);
+        detail::require_non_negative(p + "slack_variance_factor", slack_variance_factor);
     }
 };
 
@@ -313,7 +320,8 @@ inline detail::deadline::thresholds adaptive_deadline_policy::compute_thresholds
     for (const double tau : threshold_candidates(h.outages(), 24, 0.0)) {
         const auto [cycle, var] = renewal_cycle(r, outage_part(lengths, tau, 1.0, g, d, u.on_demand_usd_per_s));
         if (!(cycle.work_s > 0.0)) continue;
-        const auto [cost, p_over] = rest_of_job_cost({}, cycle, var, v.state().work_left_s, spendable_slack_s(v), k_usd_per_s);
+        const auto [cost, p_over] =
+            rest_of_job_cost({}, cycle, options_.slack_variance_factor * var, v.state().work_left_s, spendable_slack_s(v), k_usd_per_s);
         if (cost < best_cost) best_cost = cost, best = {tau, p_over};
     }
     return best;
@@ -334,7 +342,8 @@ inline double adaptive_deadline_policy::compute_wait_on(const deadline_view& v, 
     if (h.outages().bins().back().first < h.age()) candidates.push_back(now.front().first);  // the Lindy length
     for (const double t : candidates) {
         const cycle_part first = outage_part(now, t, age, g, d, u.on_demand_usd_per_s);
-        const double cost = rest_of_job_cost(first, cycle, var, v.state().work_left_s, spendable_slack_s(v), k_usd_per_s).first;
+        const double cost =
+            rest_of_job_cost(first, cycle, options_.slack_variance_factor * var, v.state().work_left_s, spendable_slack_s(v), k_usd_per_s).first;
         if (cost < best_cost) best_cost = cost, best_t = t;
     }
     return best_t;
