@@ -1,11 +1,13 @@
 // The tick model and the policies: Uniform Progress and greedy stepped by hand on a small trace;
 // every runtime policy meets every deadline on-demand from the start meets, on random markets with
 // d = 0, d < g and d > g; a policy cannot read a tick it has not observed; a decision the market
-// cannot carry out is the policy's error.
+// cannot carry out is the policy's error; the default policy's rules and options.
 
 #include <dnnplan/runtime/adaptive.hpp>
 #include <dnnplan/runtime/policies.hpp>
 #include <dnnplan/runtime/simulate.hpp>
+
+#include "../support/checks.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -409,4 +411,26 @@ TEST_CASE("the default policy keeps its slack for the long runs (the budget of s
     CHECK(decide(100000.0, 5) == deadline_action::spot);
     CHECK(decide(720.0, 5) == deadline_action::on_demand);
     CHECK(decide(720.0, 12) == deadline_action::spot);
+}
+
+TEST_CASE("the default policy's slack variance factor: validated by name, 8 by default, and used", "[solve][deadline_policy][policies]") {
+    // kappa (adaptive_deadline_options::slack_variance_factor; rule 1 of runtime/adaptive.hpp)
+    // widens rule 1's variance of the slack its cycles to come use. On random markets with slack to
+    // spare, kappa = 1 and the default decide differently on some windows; both meet every deadline.
+    CHECK(dnnplan::adaptive_deadline_options{}.slack_variance_factor == 8.0);
+    CHECK(dnnplan_test::field_of([] { dnnplan::adaptive_deadline_options{.slack_variance_factor = -1.0}.validate(); }) ==
+          "options.slack_variance_factor");
+    std::mt19937_64 rng(29);
+    int differ = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const deadline_market m = random_market(rng, 1, 900, 60.0);
+        const deadline_job job{.work_s = 300.0 * 60.0, .deadline_s = 420.0 * 60.0, .changeover_s = 90.0};
+        dnnplan::adaptive_deadline_policy one(dnnplan::adaptive_deadline_options{.slack_variance_factor = 1.0});
+        dnnplan::adaptive_deadline_policy standard;
+        const auto a = dnnplan::simulate_window(m, job, 400, one);
+        const auto b = dnnplan::simulate_window(m, job, 400, standard);
+        CHECK((a.met && b.met));
+        differ += a.cost_usd != b.cost_usd ? 1 : 0;
+    }
+    CHECK(differ >= 4);
 }

@@ -16,11 +16,12 @@
 //        cost(tau) = n m(tau) + k (Q - p) E[(U - slack)^+],   U ~ N(n s, kappa n var s).
 //    kappa > 1 widens the model's own variance (cycles independent, the learnt lengths taken as
 //    exact), which left the policy too sure of its slack early in a job: a measured choice, tuned
-//    on the shared traces (docs/solvers/deadline_policy.md).
+//    on the shared traces (docs/solvers/deadline_policy.md). Through P it also prices the slack
+//    of rules 2 to 4 and of the moves.
 //    Once the outage in progress has outlasted tau, the same cost is weighed again with the outage
 //    in progress conditioned on the age it has reached (its first part: only the outages at least
-//    that long; the cycles after it keep tau): the policy waits on while some later threshold T
-//    costs less than paying now, and re-weighs at T.
+//    that long, its variance not widened; the cycles after it keep tau and kappa): the policy
+//    waits on while some later threshold T costs less than paying now, and re-weighs at T.
 // 2. Back to spot from on-demand (optimal stopping over the run's age): a switch pays its
 //    changeover at the spot price and loses its work, and the changeover's slack is worth
 //    lambda = (Q - p) P a second (P: the probability that the slack runs out, from rule 1's
@@ -101,7 +102,7 @@ struct adaptive_deadline_options {
     /// Slack (in changeovers) a switch back to spot needs.
     double switch_slack_changeovers = 1.0;
     /// kappa: rule 1 takes the variance of the slack its cycles to come use as the renewal model's
-    /// times this factor.
+    /// times this factor (and so P, which prices the slack of rules 2 to 4 and of the moves).
     double slack_variance_factor = 8.0;
 
     void validate(std::string_view path = "options") const {

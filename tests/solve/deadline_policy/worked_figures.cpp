@@ -11,8 +11,6 @@
 #include <dnnplan/runtime/policies.hpp>
 #include <dnnplan/solve/deadline_policy/solve.hpp>
 
-#include "../../support/checks.hpp"
-
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -88,24 +86,4 @@ TEST_CASE("compare reports its progress and gives the same figures on any number
         REQUIRE(c.policies.size() == plain.policies.size());
         for (std::size_t k = 0; k < c.policies.size(); ++k) CHECK(c.policies[k].ratios == plain.policies[k].ratios);
     }
-}
-
-TEST_CASE("the default policy's slack variance factor is validated by name and changes its decisions", "[solve][deadline_policy][options]") {
-    // kappa (adaptive_deadline_options::slack_variance_factor, rule 1 of runtime/adaptive.hpp)
-    // widens rule 1's variance of the slack to come; the windows of docs/solvers/deadline_policy.md's
-    // row us-east-1f, R = 60 h, d = 0.2 h. Both factors meet every deadline; the costs differ.
-    dnnplan::deadline_simulation r{.market = zone("us-east-1f"),
-                                   .job = {.work_s = 48 * 3600.0, .deadline_s = 60 * 3600.0, .changeover_s = 0.2 * 3600.0},
-                                   .start_ticks = {0, 2800, 5600, 8400, 11200, 14000, 16800}};
-    r.options.slack_variance_factor = -1.0;
-    CHECK(dnnplan_test::field_of([&] { (void)dnnplan::simulate(r); }) == "options.slack_variance_factor");
-    double cost_usd[2] = {0.0, 0.0};
-    for (const int k : {0, 1}) {
-        r.options.slack_variance_factor = k == 0 ? 1.0 : 8.0;
-        for (const auto& w : dnnplan::simulate(r)) {
-            CHECK(w.met);
-            cost_usd[k] += w.cost_usd;
-        }
-    }
-    CHECK(cost_usd[0] != cost_usd[1]);
 }
