@@ -824,4 +824,23 @@ TEST_CASE("the wide fixtures: valid plans, repeatable, the prototype's optima", 
     REQUIRE(sync.plan);
     CHECK(sync.details.lattice.machine_bound_s > 1.05 * sync.details.lattice.window_bound_s);
     CHECK(*sync.bound >= *sync.objective_value / 1.02);
+
+    // nasnetalarge on 2 machines with an eighth of its bytes: the first stage is held by the memory
+    // check. UB3's search for the first stage of most compute within the cap
+    // (lattice_local_search::add_stash_capped_first_stages) brings the plan within 1 % of the bound
+    // (0.94 % when this was written; 1.22 % before, its first stage 51.08 ms of compute; the most
+    // an ideal within the cap has is 55.63 ms, docs/solvers/pipeline_plan.md).
+    double bytes = 0.0;
+    for (std::size_t i = 0; i < large.size(); ++i) bytes += large.at(i).activation_bytes + large.at(i).parameter_bytes;
+    dnnplan::pipedream_options eighth;
+    eighth.machines = {2};
+    eighth.use_memory_constraint = true;
+    eighth.memory_bytes = bytes / 8.0;
+    const auto capped = dnnplan::solve(dnnplan::pipedream_request{.graph = large, .options = eighth});
+    dnnplan_test::check_result_shape(capped);
+    REQUIRE(capped.plan);
+    REQUIRE(capped.plan->stages.size() == 2);
+    CHECK(capped.plan->stages.front().compute_s > 0.0515);
+    CHECK(*capped.bound >= *capped.objective_value / 1.01);
+    check_wide_plan(large, *capped.plan, eighth);
 }

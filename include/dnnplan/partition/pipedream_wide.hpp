@@ -369,6 +369,9 @@ inline constexpr int wide_local_rounds = 6;
 /// no time added; 1,024 crowded the family's cap and lost (nasnetalarge at ratio 4 on 64
 /// machines: 31 -> 88 %).
 inline constexpr std::size_t wide_low_output_bins = 512;
+/// Under the memory check, the retries of UB3's search for first stages of most compute within
+/// each first stage's cap (lattice_local_search::add_stash_capped_first_stages), in all.
+inline constexpr std::int64_t wide_first_stage_retries = 65'536;
 /// The row solver's state pairs for UB3 in all (each about a microsecond; with a memory limit
 /// the banded search prunes less: nasnetalarge on 64 machines at half its bytes took 6.1 million
 /// pairs, 5.7 s, for no gain), or budget.max_evaluations when lower. 400,000 since the cheap cuts
@@ -387,6 +390,7 @@ inline constexpr std::int64_t wide_local_pairs = 400'000;
     const std::int64_t pairs = budget.max_evaluations > 0 ? std::min(budget.max_evaluations, wide_local_pairs) : wide_local_pairs;
     lattice_local_search local(lattice, s, wide_family_cap, pairs);
     if (s.activation_compression_ratio) local.add_low_output_ideals(wide_low_output_bins);
+    local.add_stash_capped_first_stages(wide_first_stage_retries);
     for (const auto* p : plans) local.add_cuts(p->second);
     auto improved = local.improve(*packer.best(), packer.best_time_s(), wide_local_rounds);
     d.family_states = local.family_size();
