@@ -105,7 +105,7 @@ public:
         if (!s_.memory_bytes || s_.fewer || s_.machines < 2) return;
         std::vector<std::int32_t> replicas;  // one r per distinct ceil((M - r) / r)
         for (std::int32_t r = 1, last = 0; r < s_.machines; ++r) {
-            const std::int32_t copies = (s_.machines - r + r - 1) / r;
+            const std::int32_t copies = (s_.machines - 1) / r;  // ceil((M - r) / r), r < M
             if (copies != last) replicas.push_back(r), last = copies;
         }
         const std::int64_t each = retries / static_cast<std::int64_t>(replicas.size());
