@@ -79,6 +79,7 @@
 #include <dnnplan/partition/pipedream_lattice_cuts.hpp>
 #include <dnnplan/partition/pipedream_lattice_knapsack.hpp>
 #include <dnnplan/partition/pipedream_lattice_local.hpp>
+#include <dnnplan/partition/pipedream_lattice_memory.hpp>
 #include <dnnplan/partition/pipedream_lattice_pack.hpp>
 #include <dnnplan/partition/pipedream_lattice_points.hpp>
 #include <dnnplan/partition/pipedream_lattice_sync.hpp>

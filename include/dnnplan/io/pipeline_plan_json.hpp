@@ -240,6 +240,7 @@ struct json_fields<pipedream_lattice_details> {
         required("compute_bound_s", &pipedream_lattice_details::compute_bound_s),
         required("machine_bound_s", &pipedream_lattice_details::machine_bound_s),
         required("window_bound_s", &pipedream_lattice_details::window_bound_s),
+        optional("memory_bound_s", &pipedream_lattice_details::memory_bound_s),
         required("threshold_tests", &pipedream_lattice_details::threshold_tests),
         required("fills", &pipedream_lattice_details::fills),
         required("family_states", &pipedream_lattice_details::family_states),

@@ -256,6 +256,18 @@ public:
         return steps;
     }
 
+    /// At least the compute of every ideal of at most `most_bytes` stashed bytes (activations and
+    /// parameters): the exact points' least bytes at each point, or the Lagrangian closures' bound
+    /// on a stage from the first cut (pipedream_lattice_closures.hpp); C without either.
+    [[nodiscard]] double farthest_within_stashed_s(double most_bytes) const {
+        if (points_) {
+            const auto& from = points_->stashed_from_bytes;  // ascending: suffix minima
+            const auto n = std::upper_bound(from.begin(), from.end(), most_bytes) - from.begin();
+            return n == 0 ? 0.0 : points_->compute_s[static_cast<std::size_t>(n - 1)];
+        }
+        return closures_ ? closures_->farthest(0.0, total_, most_bytes) : total_;
+    }
+
     [[nodiscard]] bool admits(double t) {
         const auto m_count = static_cast<std::size_t>(setting_.machines);
         reach_.assign(m_count + 1, -1.0);  // -1: not reachable

@@ -97,6 +97,7 @@ struct pipedream_lattice_details {
     double compute_bound_s = 0.0;      ///< LB0: C / M and each layer's least time on its own
     double machine_bound_s = 0.0;      ///< LB1: machine counting; with transfers also LB1x (the stages' sync in aggregate)
     double window_bound_s = 0.0;       ///< cuts outside the layers' forbidden windows, r T per stage
+    double memory_bound_s = 0.0;       ///< LBm: the stages before each cut within their memory together (memory limit only)
     std::int64_t threshold_tests = 0;  ///< thresholds tried by the packing (UB1) and by the bounds' bisections
     std::int64_t fills = 0;            ///< greedy stage fills (counted against budget.max_nodes)
     std::size_t family_states = 0;     ///< UB3: the ideals of the restricted family solved exactly

@@ -14,6 +14,7 @@
 #include <dnnplan/partition/ideal_lattice.hpp>
 #include <dnnplan/partition/pipedream_lattice_bounds.hpp>
 #include <dnnplan/partition/pipedream_lattice_local.hpp>
+#include <dnnplan/partition/pipedream_lattice_memory.hpp>
 #include <dnnplan/partition/pipedream_lattice_pack.hpp>
 #include <dnnplan/partition/pipedream_lattice_sync.hpp>
 #include <dnnplan/partition/pipedream_types.hpp>
@@ -416,7 +417,12 @@ inline constexpr std::int64_t wide_local_pairs = 400'000;
     }
     d.window_bound_s = largest_failing_threshold(d.compute_bound_s, hi, [&](double t) { return windows.admits(t); }, d.threshold_tests) *
                        wide_bound_rounding;
-    d.lower_bound_s = std::max({d.compute_bound_s, d.machine_bound_s, d.window_bound_s});
+    if (s.memory_bytes) {  // LBm: the stages before each cut within their memory together
+        const prefix_memory_bound memory(lattice, s, windows);
+        d.memory_bound_s = largest_failing_threshold(d.compute_bound_s, hi, [&](double t) { return memory.admits(t); }, d.threshold_tests) *
+                           wide_bound_rounding;
+    }
+    d.lower_bound_s = std::max({d.compute_bound_s, d.machine_bound_s, d.window_bound_s, d.memory_bound_s});
     return windows.ideal_count();
 }
 
