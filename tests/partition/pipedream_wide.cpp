@@ -235,7 +235,7 @@ TEST_CASE("the wide path brackets PipeDream's own answers", "[partition][pipedre
     REQUIRE(in);
     const nlohmann::json reference = nlohmann::json::parse(in);
     std::map<std::string, dnnplan::layer_graph> graphs;
-    std::int64_t bracketed = 0, met = 0, transfers = 0, transfers_tight = 0;
+    std::int64_t bracketed = 0, met = 0, transfers = 0, transfers_tight = 0, plans_tight = 0;
     for (const auto& run : reference.at("runs")) {
         const std::string name = run.at("profile");
         if (name == "gnmt" || name == "gnmt_large") continue;  // several sources: no wide path
@@ -259,6 +259,7 @@ TEST_CASE("the wide path brackets PipeDream's own answers", "[partition][pipedre
         }
         if (wide.plan) {
             CHECK(*wide.objective_value >= pd * (1.0 - 1e-9));
+            plans_tight += *wide.objective_value <= pd * 1.005 ? 1 : 0;
             if (wide.status == dnnplan::solve_status::optimal) {
                 CHECK(std::abs(*wide.objective_value - pd) <= 1e-9 * pd);
                 ++met;
@@ -276,6 +277,10 @@ TEST_CASE("the wide path brackets PipeDream's own answers", "[partition][pipedre
     // it saw them).
     CHECK(transfers >= 120);
     CHECK(transfers_tight >= transfers - 4);
+    // The plan within 0.5 % of PipeDream's answer: 606 of 610 when this was written, 603 before the
+    // packing, under the memory check, kept machine counts that do no more than fewer machines
+    // (alexnet -n 32 -s 6.8e8 had only the plan of one stage, 6.7 times PipeDream's time).
+    CHECK(plans_tight >= 604);
 }
 
 TEST_CASE("on random wide DAGs the wide path bounds the exact answer", "[partition][pipedream][wide][oracle]") {
