@@ -69,6 +69,23 @@ struct wide_setting {
     [[nodiscard]] double compute_time_s(double c, double w, std::int32_t r) const noexcept {
         return (c + sync_factor(r) * w) / static_cast<double>(r);
     }
+    /// Under the memory check (without use_fewer_machines) a first stage on r < M replicas holds
+    /// its stashed bytes ceil((M - r) / r) = (M - 1) / r times: for each count of copies, the
+    /// fewest replicas with it (1 only, on a straight pipeline) and the stage's cap, memory / copies.
+    [[nodiscard]] std::vector<std::pair<std::int32_t, double>> first_stage_memory_caps() const {
+        std::vector<std::pair<std::int32_t, double>> caps;
+        if (!memory_bytes || fewer) return caps;
+        for (std::int32_t r = 1, last = 0; r < (straight ? std::min(machines, 2) : machines); ++r)
+            if (const std::int32_t copies = (machines - 1) / r; copies != last) caps.emplace_back(r, *memory_bytes / copies), last = copies;
+        return caps;
+    }
+};
+
+/// A first stage under the memory check: its ideal and its replicas (the fewest with its count of
+/// memory copies; wide_setting::first_stage_memory_caps).
+struct first_stage {
+    std::int32_t replicas = 1;
+    layer_bits cut{};
 };
 
 inline constexpr double wide_bound_rounding = 1.0 - 1e-12;
@@ -200,8 +217,15 @@ public:
         std::sort(layers_.begin(), layers_.end(), [](const auto& a, const auto& b) { return a.last_without < b.last_without; });
         std::sort(heavy_.begin(), heavy_.end(), [](const auto& a, const auto& b) { return a.compute_s > b.compute_s; });
         if (enumerated_ideals > 0) {
-            ideal_compute_enumerator ideals(lattice, enumerated_ideals);
-            if (ideals.complete()) ideal_count_ = ideals.ideal_count();
+            const auto caps = setting_.first_stage_memory_caps();
+            std::vector<double> bytes;
+            for (const auto& [r, cap] : caps) bytes.push_back(cap);
+            ideal_compute_enumerator ideals(lattice, enumerated_ideals, std::move(bytes));
+            if (ideals.complete()) {
+                ideal_count_ = ideals.ideal_count();
+                for (std::size_t j = 0; j < caps.size(); ++j)
+                    if (ideals.most_compute_within()[j].first > 0.0) first_stages_.push_back({caps[j].first, ideals.most_compute_within()[j].second});
+            }
             points_ = std::move(ideals).points();
         }
         if (points_ && setting_.activation_compression_ratio) outputs_ = last_at_most_index(points_->output_min_bytes);
@@ -255,6 +279,11 @@ public:
             }
         return steps;
     }
+
+    /// With exact points, under the memory check: for each first stage's memory cap
+    /// (wide_setting::first_stage_memory_caps), its fewest replicas and the ideal of most compute
+    /// within it; empty otherwise.
+    [[nodiscard]] const std::vector<first_stage>& first_stages() const noexcept { return first_stages_; }
 
     /// At least the compute of every ideal of at most `most_bytes` stashed bytes (activations and
     /// parameters): the exact points' least bytes at each point, or the Lagrangian closures' bound
@@ -484,6 +513,7 @@ private:
     std::optional<window_output_bounds> cut_outputs_;  // without points, with transfers
     std::optional<stashed_compute_knapsack> knapsack_;  // under the memory check (without use_fewer_machines)
     std::optional<stashed_closure_bounds> closures_;    // the same, without points
+    std::vector<first_stage> first_stages_;             // with points: first_stages()
     forced_layers every_layer_;  // all layers by g_l, with the knapsack
     double parameter_total_ = 0.0, stashed_total_ = 0.0;
     std::size_t ideal_count_ = 0;

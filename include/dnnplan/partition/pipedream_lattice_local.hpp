@@ -94,30 +94,9 @@ public:
             if (std::isfinite(bytes)) add(d);
     }
 
-    /// Under the memory check (without use_fewer_machines): for each first stage's cap, memory /
-    /// ceil((M - r) / r) over r < M, the ideal of most compute found within it by the fill's
-    /// depth-first search (lattice_frontier::fill, no time limit), `retries` split evenly over the
-    /// distinct caps. Where the memory holds the first stage, the packer's fills at its
-    /// thresholds stop early (1,024 retries each): on nasnetalarge with an eighth of its bytes on 2
-    /// machines they end at 51.08 ms of compute, this search (65,536 retries) at 52.76 ms; the most
-    /// there is 55.63 ms (docs/solvers/pipeline_plan.md).
-    void add_stash_capped_first_stages(std::int64_t retries) {
-        if (!s_.memory_bytes || s_.fewer || s_.machines < 2) return;
-        std::vector<std::int32_t> replicas;  // one r per distinct ceil((M - r) / r)
-        for (std::int32_t r = 1, last = 0; r < s_.machines; ++r) {
-            const std::int32_t copies = (s_.machines - 1) / r;  // ceil((M - r) / r), r < M
-            if (copies != last) replicas.push_back(r), last = copies;
-        }
-        const std::int64_t each = retries / static_cast<std::int64_t>(replicas.size());
-        for (const std::int32_t r : replicas) {
-            frontier_.reset(lattice_.empty_ideal());
-            const stage_limit limit{.replicas = r, .time_s = std::numeric_limits<double>::infinity(), .after = s_.machines - r};
-            const stage_fill f = frontier_.fill(s_, limit, nullptr, each);
-            if (f.added.empty() || f.added.size() == lattice_.kept_count()) continue;
-            layer_bits d = lattice_.empty_ideal();
-            for (const std::size_t l : f.added) add_layer(d, l);
-            add(d);
-        }
+    /// Adds first stages found apart (the first stages of most compute within the memory caps).
+    void add_first_stages(const std::vector<first_stage>& stages) {
+        for (const first_stage& f : stages) add(f.cut);
     }
 
     /// Rounds of: the ideals one layer away from the best plan's cuts join the family, and the

@@ -249,4 +249,29 @@ private:
     std::vector<char> excluded_;
 };
 
+/// Under the memory check, for each first stage's cap (wide_setting::first_stage_memory_caps), the
+/// ideal of most compute found within it by the fill's depth-first search (no time limit),
+/// `retries` split evenly over the caps. Where the memory holds the first stage, the packing's
+/// fills at its thresholds stop early (1,024 retries each): on nasnetalarge with an eighth of its
+/// bytes on 2 machines they end at 51.08 ms of compute, this search (65,536 retries) at 52.76 ms;
+/// the most there is 55.63 ms (docs/solvers/pipeline_plan.md). With exact points the window
+/// relaxation finds the most (window_relaxation::first_stages).
+[[nodiscard]] inline std::vector<first_stage> stash_capped_first_stages(const ideal_lattice& lattice, const wide_setting& s, std::int64_t retries) {
+    const auto caps = s.first_stage_memory_caps();
+    std::vector<first_stage> out;
+    if (caps.empty()) return out;
+    lattice_frontier frontier(lattice);
+    const std::int64_t each = retries / static_cast<std::int64_t>(caps.size());
+    for (const auto& [r, cap] : caps) {
+        frontier.reset(lattice.empty_ideal());
+        const stage_limit limit{.replicas = r, .time_s = std::numeric_limits<double>::infinity(), .after = s.machines - r};
+        const stage_fill f = frontier.fill(s, limit, nullptr, each);
+        if (f.added.empty() || f.added.size() == lattice.kept_count()) continue;
+        first_stage stage{.replicas = r, .cut = lattice.empty_ideal()};
+        for (const std::size_t l : f.added) add_layer(stage.cut, l);
+        out.push_back(std::move(stage));
+    }
+    return out;
+}
+
 }  // namespace dnnplan::detail

@@ -69,14 +69,17 @@ private:
 };
 
 /// Every nonempty ideal's compute, parameter and stashed sums and a lower bound on its output,
-/// when there are at most `cap` ideals (none otherwise). Enumerated once each by reverse search:
+/// when there are at most `cap` ideals (none otherwise), and for each of `stash_caps` the ideal of
+/// most compute within it (the whole graph aside). Enumerated once each by reverse search:
 /// an ideal's parent is it minus its maximal layer latest in the topological order, so a child
 /// D + {v} (v on D's frontier) is visited from D only when v is later than every other maximal
 /// layer of D + {v} (those of D but v's in-neighbours).
 class ideal_compute_enumerator {
 public:
-    explicit ideal_compute_enumerator(const ideal_lattice& lattice, std::size_t cap) : lattice_(lattice), cap_(cap) {
+    ideal_compute_enumerator(const ideal_lattice& lattice, std::size_t cap, std::vector<double> stash_caps = {})
+        : lattice_(lattice), cap_(cap), stash_caps_(std::move(stash_caps)), current_(lattice.empty_ideal()) {
         const kept_layers& kept = lattice.kept();
+        most_within_.assign(stash_caps_.size(), {-1.0, layer_bits{}});
         rank_.assign(lattice.layer_count(), 0);
         for (std::size_t i = 0; i < kept.order.size(); ++i) rank_[kept.order[i]] = i;
         pending_.assign(lattice.layer_count(), 0);
@@ -98,6 +101,8 @@ public:
     /// PipeDream's state count (section 1.3).
     [[nodiscard]] std::size_t ideal_count() const noexcept { return values_.size(); }
     [[nodiscard]] bool complete() const noexcept { return !over_; }
+    /// For each stash cap given, the ideal of most compute within it, if one is (empty: none).
+    [[nodiscard]] const std::vector<std::pair<double, layer_bits>>& most_compute_within() const noexcept { return most_within_; }
 
     [[nodiscard]] std::optional<exact_points> points() && {
         if (over_) return std::nullopt;
@@ -163,6 +168,10 @@ private:
                 next.output_bytes += extra;
             }
             values_.push_back(next);
+            add_layer(current_, v);
+            if (depth + 1 < kept.order.size())
+                for (std::size_t j = 0; j < stash_caps_.size(); ++j)
+                    if (next.stashed_bytes <= stash_caps_[j] && next.compute_s > most_within_[j].first) most_within_[j] = {next.compute_s, current_};
             auto& next_avail = avail_[depth + 1];
             next_avail.clear();
             for (const std::size_t a : avail_[depth])
@@ -170,6 +179,7 @@ private:
             for (const std::size_t w : kept.succ[v])
                 if (--pending_[w] == 0) next_avail.push_back(w);
             visit(depth + 1, next);
+            current_[v / 64] &= ~(std::uint64_t{1} << (v % 64));
             for (const std::size_t w : kept.succ[v]) ++pending_[w];
         }
     }
@@ -181,6 +191,9 @@ private:
     std::vector<std::vector<std::size_t>> avail_, maxima_;
     std::vector<sums> values_;  // per ideal
     std::vector<double> augmented_extra_bytes_;  // per layer
+    std::vector<double> stash_caps_;
+    layer_bits current_;  // the ideal being visited
+    std::vector<std::pair<double, layer_bits>> most_within_;  // per stash cap: (compute, ideal)
     bool over_ = false;
 };
 

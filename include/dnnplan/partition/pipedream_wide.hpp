@@ -58,9 +58,19 @@ struct pack_step {
 /// the best plan's price; each plan found is priced exactly and the best kept.
 class lattice_packer {
 public:
+    /// `first_stages`: first stages found apart (the first stages of most compute within the
+    /// memory caps), which each packing starts from too.
     lattice_packer(const ideal_lattice& lattice, const wide_setting& setting, const search_budget& budget,
-                   std::chrono::steady_clock::time_point start)
-        : lattice_(lattice), s_(setting), budget_(budget), start_(start), frontier_(lattice) {}
+                   std::chrono::steady_clock::time_point start, const std::vector<first_stage>& first_stages = {})
+        : lattice_(lattice), s_(setting), budget_(budget), start_(start), frontier_(lattice) {
+        const layer_figures& f = lattice.figures();
+        for (const first_stage& stage : first_stages) {
+            seeded& seed = seeds_.emplace_back(seeded{.stage = stage});
+            for_each_layer(stage.cut, [&](std::size_t l) {
+                seed.compute_s += f.compute[l], seed.parameter_bytes += f.parameter[l], seed.activation_bytes += f.activation[l];
+            });
+        }
+    }
 
     /// Bisects T in [lower, the best price]; false when a budget stopped it (limit() says which).
     bool run(double lower) {
@@ -155,6 +165,14 @@ private:
         const auto m_count = static_cast<std::size_t>(s_.machines);
         std::vector<pack_step> reach(m_count + 1);  // by machines used; a step back to its parent
         reach[0] = {.compute_s = 0.0, .cut = lattice_.empty_ideal()};
+        for (const seeded& seed : seeds_)  // on the fewest replicas, from its own, that hold it within t
+            for (std::int32_t r = seed.stage.replicas; r <= (s_.straight ? 1 : s_.machines - 1); ++r)
+                if (lattice_frontier::fits(s_, {.replicas = r, .time_s = t, .after = s_.machines - r}, seed.compute_s, seed.parameter_bytes,
+                                           seed.activation_bytes)) {
+                    pack_step& to = reach[static_cast<std::size_t>(r)];
+                    if (to.compute_s < seed.compute_s) to = {.compute_s = seed.compute_s, .cut = seed.stage.cut, .from = 0, .replicas = r};
+                    break;
+                }
         std::optional<pack_step> done;  // the last stage: from `from` machines on `replicas`
         double farthest = -1.0;         // the most compute done on fewer machines than u
         const auto finish = [&](std::size_t u, std::int32_t r) {
@@ -333,11 +351,17 @@ private:
         plan.replicas.insert(plan.replicas.begin() + static_cast<std::ptrdiff_t>(i), 1);
     }
 
+    struct seeded {  // a first stage found apart, with its sums
+        first_stage stage;
+        double compute_s = 0.0, parameter_bytes = 0.0, activation_bytes = 0.0;
+    };
+
     const ideal_lattice& lattice_;
     wide_setting s_;
     search_budget budget_;
     std::chrono::steady_clock::time_point start_;
     lattice_frontier frontier_;
+    std::vector<seeded> seeds_;
     std::optional<lattice_plan> best_;
     std::vector<std::pair<double, lattice_plan>> plans_;
     double best_time_ = std::numeric_limits<double>::infinity();
@@ -375,8 +399,8 @@ inline constexpr int wide_local_rounds = 6;
 /// no time added; 1,024 crowded the family's cap and lost (nasnetalarge at ratio 4 on 64
 /// machines: 31 -> 88 %).
 inline constexpr std::size_t wide_low_output_bins = 512;
-/// Under the memory check, the retries of UB3's search for first stages of most compute within
-/// each first stage's cap (lattice_local_search::add_stash_capped_first_stages), in all.
+/// Under the memory check, the retries of the search for first stages of most compute within
+/// each first stage's cap (stash_capped_first_stages), in all, where there are no exact points.
 inline constexpr std::int64_t wide_first_stage_retries = 65'536;
 /// The row solver's state pairs for UB3 in all (each about a microsecond; with a memory limit
 /// the banded search prunes less: nasnetalarge on 64 machines at half its bytes took 6.1 million
@@ -389,14 +413,14 @@ inline constexpr std::int64_t wide_local_pairs = 400'000;
 /// UB3 (section 3.2) from the packer's plans, best first: the local search's best plan and price.
 [[nodiscard]] inline std::pair<lattice_plan, double> improve_locally(const ideal_lattice& lattice, const wide_setting& s,
                                                                       const lattice_packer& packer, const search_budget& budget,
-                                                                      pipedream_lattice_details& d) {
+                                                                      const std::vector<first_stage>& first_stages, pipedream_lattice_details& d) {
     std::vector<const std::pair<double, lattice_plan>*> plans;
     for (const auto& p : packer.plans()) plans.push_back(&p);
     std::stable_sort(plans.begin(), plans.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
     const std::int64_t pairs = budget.max_evaluations > 0 ? std::min(budget.max_evaluations, wide_local_pairs) : wide_local_pairs;
     lattice_local_search local(lattice, s, wide_family_cap, pairs);
     if (s.activation_compression_ratio) local.add_low_output_ideals(wide_low_output_bins);
-    local.add_stash_capped_first_stages(wide_first_stage_retries);
+    local.add_first_stages(first_stages);
     for (const auto* p : plans) local.add_cuts(p->second);
     auto improved = local.improve(*packer.best(), packer.best_time_s(), wide_local_rounds);
     d.family_states = local.family_size();
@@ -407,13 +431,12 @@ inline constexpr std::int64_t wide_local_pairs = 400'000;
 /// The lower bounds (section 3.1) below `upper` (the best price; +inf: none). Returns the
 /// nonempty ideals the window bound enumerated (PipeDream's state count), 0 when too many.
 [[nodiscard]] inline std::size_t lattice_lower_bounds(const layer_graph& graph, const ideal_lattice& lattice, const wide_setting& s,
-                                                      double upper, pipedream_lattice_details& d) {
+                                                      window_relaxation& windows, double upper, pipedream_lattice_details& d) {
     d.compute_bound_s = lattice_compute_bound(graph, lattice, s);
     const double hi = std::isfinite(upper) ? upper : lattice.total_compute_s();
     d.machine_bound_s = largest_failing_threshold(
                             d.compute_bound_s, hi, [&](double t) { return machine_count_admits(lattice, s, t); }, d.threshold_tests) *
                         wide_bound_rounding;
-    window_relaxation windows(lattice, s);
     if (s.activation_compression_ratio && !s.straight) {  // LB1x: the stages' synchronisation in aggregate
         const aggregate_sync_bound sync(lattice, s, windows.cut_output_steps());
         d.machine_bound_s = std::max(d.machine_bound_s, largest_failing_threshold(
@@ -522,12 +545,17 @@ inline constexpr std::size_t wide_max_kept_layers = 5000;
                                      " nodes, over the budget of " + std::to_string(options.budget.max_nodes) + " (options.budget.max_nodes)",
                                  d);
     }
-    lattice_packer packer(lattice, s, options.budget, start);
+    // The window bound's relaxation first: with exact points it knows the first stages of most
+    // compute within the memory caps, which the packing and UB3 start from (else the fill's search).
+    window_relaxation windows(lattice, s);
+    const std::vector<first_stage> first_stages =
+        windows.has_exact_points() ? windows.first_stages() : stash_capped_first_stages(lattice, s, wide_first_stage_retries);
+    lattice_packer packer(lattice, s, options.budget, start, first_stages);
     const bool finished = packer.run(lattice_compute_bound(graph, lattice, s));
     std::optional<lattice_plan> best = packer.best();
     double best_time = packer.best_time_s();
-    if (best && finished && local_search) std::tie(best, best_time) = improve_locally(lattice, s, packer, options.budget, d);
-    const std::size_t ideals = lattice_lower_bounds(graph, lattice, s, best_time, d);
+    if (best && finished && local_search) std::tie(best, best_time) = improve_locally(lattice, s, packer, options.budget, first_stages, d);
+    const std::size_t ideals = lattice_lower_bounds(graph, lattice, s, windows, best_time, d);
     d.threshold_tests += packer.threshold_tests();
     d.fills = packer.fills();
     search_limit limit = packer.limit();
