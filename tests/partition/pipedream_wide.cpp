@@ -203,6 +203,13 @@ struct small_ideal {
     double compute_s, stashed_bytes;
 };
 
+/// The kept layers' activation and parameter bytes (what PipeDream's memory check stashes).
+double kept_stashed_bytes(const dnnplan::detail::ideal_lattice& lattice) {
+    double bytes = 0.0;
+    for (const std::size_t l : lattice.kept().order) bytes += lattice.figures().activation[l] + lattice.figures().parameter[l];
+    return bytes;
+}
+
 /// Every ideal of a graph of at most 20 kept layers, the empty one and the whole graph included.
 std::vector<small_ideal> every_ideal(const dnnplan::detail::ideal_lattice& lattice) {
     const auto& f = lattice.figures();
@@ -416,8 +423,7 @@ TEST_CASE("the stages' memory together bounds the exact answer, above the window
         if (!states || states->chain) continue;
         dnnplan::pipedream_options o = random_wide_options(r, 24, {.transfers = 0.3, .straight = 0.2, .fewer = 0.4, .memory = 1.0});
         const dnnplan::detail::ideal_lattice lattice(graph);
-        double stashed = 0.0;
-        for (const std::size_t l : lattice.kept().order) stashed += lattice.figures().activation[l] + lattice.figures().parameter[l];
+        const double stashed = kept_stashed_bytes(lattice);
         o.memory_bytes = stashed * r.uniform(0.03, 1.0);
         const auto exact = dnnplan::solve(dnnplan::pipedream_request{.graph = graph, .options = o}, *states);
         if (!exact.plan) continue;
@@ -634,12 +640,9 @@ TEST_CASE("the windows' closure bound on a stage's stashed bytes is at most ever
         dnnplan_test::rng r(seed + 2000);
         const auto graph = wide_random_dag(r, static_cast<std::size_t>(r.integer(4, 10)), 0.15);
         const dnnplan::detail::ideal_lattice lattice(graph);
-        const auto& f = lattice.figures();
-        const auto& order = lattice.kept().order;
         const dnnplan::detail::stashed_closure_bounds bounds(lattice, 1e-12 * lattice.total_compute_s());
         const std::vector<small_ideal> ideals = every_ideal(lattice);
-        double total_bytes = 0.0;
-        for (const std::size_t l : order) total_bytes += f.parameter[l] + f.activation[l];
+        const double total_bytes = kept_stashed_bytes(lattice);
         for (const small_ideal& a : ideals)
             for (const small_ideal& b : ideals) {
                 if ((a.mask & b.mask) != a.mask || a.mask == b.mask) continue;
@@ -696,8 +699,7 @@ TEST_CASE("the enumeration finds the ideal of most compute within each stash cap
         const dnnplan::detail::ideal_lattice lattice(graph);
         const auto& f = lattice.figures();
         const auto& order = lattice.kept().order;
-        double total_bytes = 0.0;
-        for (const std::size_t l : order) total_bytes += f.parameter[l] + f.activation[l];
+        const double total_bytes = kept_stashed_bytes(lattice);
         const std::vector<double> bytes{0.0, 0.1 * total_bytes, 0.3 * total_bytes, 0.6 * total_bytes, 0.95 * total_bytes};
         const dnnplan::detail::ideal_compute_enumerator ideals(lattice, 100'000, bytes);
         REQUIRE(ideals.most_compute_within().size() == bytes.size());

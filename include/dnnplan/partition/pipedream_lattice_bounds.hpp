@@ -236,6 +236,8 @@ public:
             for (const layer_window& l : heavy_)
                 all.push_back({.first_with = l.first_with, .compute_s = l.compute_s, .stashed_bytes = l.stashed_bytes});
             knapsack_.emplace(std::move(all));
+        }
+        if (setting_.memory_bytes) {  // the knapsack's, and farthest_within_stashed_s's (also with use_fewer_machines)
             std::vector<layer_window> by_g = heavy_;
             std::sort(by_g.begin(), by_g.end(), [](const auto& a, const auto& b) { return a.last_without < b.last_without; });
             every_layer_.parameters.assign(1, 0.0);
@@ -285,16 +287,22 @@ public:
     /// within it; empty otherwise.
     [[nodiscard]] const std::vector<first_stage>& first_stages() const noexcept { return first_stages_; }
 
-    /// At least the compute of every ideal of at most `most_bytes` stashed bytes (activations and
-    /// parameters): the exact points' least bytes at each point, or the Lagrangian closures' bound
-    /// on a stage from the first cut (pipedream_lattice_closures.hpp); C without either.
+    /// Under the memory check, at least the compute of every ideal of at most `most_bytes` stashed
+    /// bytes (activations and parameters): the g_l of the first layer, in order of g_l, at which
+    /// their bytes summed exceed it (an ideal holds every layer with g_l below its compute), and
+    /// the exact points' least bytes at each point, or the Lagrangian closures' bound on a stage
+    /// from the first cut (pipedream_lattice_closures.hpp); C without a memory limit.
     [[nodiscard]] double farthest_within_stashed_s(double most_bytes) const {
+        if (!setting_.memory_bytes) return total_;
+        const auto& sums = every_layer_.stashed;  // ascending, 0 first
+        const auto in = static_cast<std::size_t>(std::upper_bound(sums.begin(), sums.end(), most_bytes) - sums.begin());
+        const double forced = in - 1 < every_layer_.last_without.size() ? every_layer_.last_without[in - 1] : total_;
         if (points_) {
             const auto& from = points_->stashed_from_bytes;  // ascending: suffix minima
             const auto n = std::upper_bound(from.begin(), from.end(), most_bytes) - from.begin();
-            return n == 0 ? 0.0 : points_->compute_s[static_cast<std::size_t>(n - 1)];
+            return std::min(forced, n == 0 ? 0.0 : points_->compute_s[static_cast<std::size_t>(n - 1)]);
         }
-        return closures_ ? closures_->farthest(0.0, total_, most_bytes) : total_;
+        return std::min(forced, closures_ ? closures_->farthest(0.0, total_, most_bytes) : total_);
     }
 
     [[nodiscard]] bool admits(double t) {
@@ -514,7 +522,7 @@ private:
     std::optional<stashed_compute_knapsack> knapsack_;  // under the memory check (without use_fewer_machines)
     std::optional<stashed_closure_bounds> closures_;    // the same, without points
     std::vector<first_stage> first_stages_;             // with points: first_stages()
-    forced_layers every_layer_;  // all layers by g_l, with the knapsack
+    forced_layers every_layer_;  // all layers by g_l, under the memory check
     double parameter_total_ = 0.0, stashed_total_ = 0.0;
     std::size_t ideal_count_ = 0;
     bool empty_first_stage_ = true;  // whether the first stage may end at compute 0

@@ -13,10 +13,10 @@
 // stashed bytes. They form an ideal I within K bytes, so C(I) <= p(K), the lesser of two reaches:
 // I holds every layer l with g_l < C(I) (g_l: the most compute of an ideal without l;
 // pipedream_lattice_cuts.hpp), so C(I) is at most the g_l of the first layer, in order of g_l, at
-// which their stashed bytes summed exceed K (C when they never do); and at most the window
-// relaxation's farthest ideal within K bytes (window_relaxation::farthest_within_stashed_s: the
-// exact points' least bytes, or the Lagrangian closures' bound, pipedream_lattice_closures.hpp;
-// on nasnetalarge with half its bytes on 64 machines it takes the bound from 11.9 to 12.7 ms).
+// which their stashed bytes summed exceed K (C when they never do); and at most the farthest of
+// the exact points' least bytes, or the Lagrangian closures' bound (pipedream_lattice_closures.hpp;
+// on nasnetalarge with half its bytes on 64 machines this one takes the bound from 11.9 to 12.7
+// ms). The window relaxation computes both (window_relaxation::farthest_within_stashed_s).
 // The stages after the cut run on at most M - u machines, each r_i T >= C_i + q_(r_i) W_i
 // (PipeDream's time within T, q_r = 4 (r - 1) / (B r)), so
 //     (M - u) T >= C - C(I) >= C - p(K),
@@ -53,21 +53,13 @@ public:
         if (!setting_.memory_bytes) return;
         const auto& f = lattice.figures();
         const double slack = 1e-12 * total_;
-        std::vector<std::pair<double, double>> by_last_without, by_first_with;  // (g_l, stashed), (e_l, parameters)
+        std::vector<std::pair<double, double>> by_first_with;  // (e_l, parameters)
         for (const std::size_t l : lattice.kept().order) {
-            const auto w = lattice.window_of(l, slack);  // e_l shrunk, g_l grown: both loosen the tests
-            by_last_without.emplace_back(w.last_without, f.activation[l] + f.parameter[l]);
-            by_first_with.emplace_back(w.first_with, f.parameter[l]);
+            by_first_with.emplace_back(lattice.window_of(l, slack).first_with, f.parameter[l]);  // e_l shrunk: loosens the tests
             stashed_total_ += f.activation[l] + f.parameter[l];
             parameter_total_ += f.parameter[l];
         }
-        std::sort(by_last_without.begin(), by_last_without.end());
         std::sort(by_first_with.begin(), by_first_with.end());
-        double sum = 0.0;
-        for (const auto& [g, stashed] : by_last_without) {
-            last_without_.push_back(g);
-            stashed_upto_.push_back(sum += stashed);
-        }
         parameters_from_.assign(by_first_with.size() + 1, 0.0);
         for (std::size_t i = by_first_with.size(); i-- > 0;) parameters_from_[i] = parameters_from_[i + 1] + by_first_with[i].second;
         for (const auto& [e, parameters] : by_first_with) first_with_.push_back(e);
@@ -126,13 +118,8 @@ private:
         return false;
     }
 
-    /// p(K): the g_l of the first layer (in order of g_l) at which the stashed bytes exceed K, or
-    /// the window relaxation's reach within K bytes when less.
-    [[nodiscard]] double reach_s(double k) const {
-        const auto at = std::upper_bound(stashed_upto_.begin(), stashed_upto_.end(), k * loose) - stashed_upto_.begin();
-        const double forced = static_cast<std::size_t>(at) < last_without_.size() ? last_without_[static_cast<std::size_t>(at)] : total_;
-        return std::min(forced, windows_->farthest_within_stashed_s(k * loose));
-    }
+    /// p(K): how far an ideal within K bytes reaches (both reaches of the header comment).
+    [[nodiscard]] double reach_s(double k) const { return windows_->farthest_within_stashed_s(k * loose); }
 
     /// W_e(x): the parameters of the layers with e_l > x.
     [[nodiscard]] double parameters_after(double x) const {
@@ -144,8 +131,6 @@ private:
     const window_relaxation* windows_;
     double total_;
     double stashed_total_ = 0.0, parameter_total_ = 0.0;
-    std::vector<double> last_without_;     // g_l, ascending
-    std::vector<double> stashed_upto_;     // the stashed bytes of the layers up to each, in that order
     std::vector<double> first_with_;       // e_l, ascending
     std::vector<double> parameters_from_;  // parameters_from_[i]: the parameters of the layers from i on
 };
